@@ -1,0 +1,103 @@
+// API keys: shown once, stored only as an HMAC under a server pepper, compared in constant
+// time. New keys carry the current prefix; keys with a former prefix stay valid.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Account, ApiKeyRepository } from '../store/repositories.ts';
+import type { Accounts } from './accounts.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+
+const KEY_BODY = /^[A-Za-z0-9_-]{43,128}$/;
+
+export interface KeyListing {
+  id: string;
+  shown: string;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export class ApiKeys {
+  readonly #repo: ApiKeyRepository;
+  readonly #accounts: Accounts;
+  readonly #pepper: Buffer;
+  readonly #current: string;
+  readonly #prefixes: string[];
+
+  constructor(opts: { repo: ApiKeyRepository; accounts: Accounts; pepper: Buffer; prefix: string; formerPrefixes: string[] }) {
+    this.#repo = opts.repo;
+    this.#accounts = opts.accounts;
+    this.#pepper = opts.pepper;
+    this.#current = opts.prefix;
+    // longest first, so a prefix that extends another is matched whole
+    this.#prefixes = [opts.prefix, ...opts.formerPrefixes].sort((a, b) => b.length - a.length);
+  }
+
+  /** Creates a key for the account; the returned key is the only copy there will ever be. */
+  issue(email: string, opts: { expiresAt?: number; prefix?: string } = {}): { id: string; key: string } {
+    const account = this.#accounts.get(email);
+    const prefix = opts.prefix ?? this.#current;
+    const key = prefix + randomBytes(32).toString('base64url');
+    const id = newId('key', 9);
+    this.#repo.insert({
+      id,
+      accountId: account.id,
+      prefix,
+      last4: key.slice(-4),
+      digest: this.#digest(key),
+      createdAt: Date.now(),
+      expiresAt: opts.expiresAt ?? null,
+      revokedAt: null,
+    });
+    return { id, key };
+  }
+
+  list(email: string): KeyListing[] {
+    const account = this.#accounts.get(email);
+    return this.#repo.listForAccount(account.id).map((k) => ({
+      id: k.id,
+      shown: `${k.prefix}…${k.last4}`,
+      createdAt: k.createdAt,
+      expiresAt: k.expiresAt,
+      revokedAt: k.revokedAt,
+    }));
+  }
+
+  revoke(id: string): void {
+    if (!this.#repo.byId(id)) throw new AppError('not_found', 'key_not_found', 'no key with that id');
+    this.#repo.revoke(id, Date.now());
+  }
+
+  /** The account a presented key belongs to, or an `unauthorized` error with one of the five codes. */
+  authenticate(presented: string | undefined, header = 'X-Api-Key'): Account {
+    if (presented === undefined || presented === '') {
+      throw new AppError('unauthorized', 'missing_api_key', `An API key is required: send it in the ${header} header.`);
+    }
+    const prefix = this.#prefixes.find((p) => presented.startsWith(p));
+    if (!prefix || !KEY_BODY.test(presented.slice(prefix.length))) {
+      throw new AppError('unauthorized', 'malformed_api_key', 'The API key is not in the expected format; send the whole key, prefix included.');
+    }
+    const digest = this.#digest(presented);
+    const row = this.#repo.byDigest(digest);
+    const now = Date.now();
+    if (!row || !timingSafeEqual(row.digest, digest) || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) {
+      throw new AppError('unauthorized', 'invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired.');
+    }
+    const account = this.#accounts.byId(row.accountId);
+    if (!account) throw new AppError('unauthorized', 'invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired.');
+    if (account.deactivatedAt !== null) {
+      throw new AppError('unauthorized', 'account_inactive', 'The account that owns this key cannot use the API.');
+    }
+    if (account.verifiedAt === null) {
+      throw new AppError(
+        'unauthorized',
+        'account_not_verified',
+        'The account that owns this key has not verified its e-mail address. Verify it and this same key will work.',
+      );
+    }
+    return account;
+  }
+
+  #digest(key: string): Buffer {
+    return createHmac('sha256', this.#pepper).update(key, 'utf8').digest();
+  }
+}

@@ -1,0 +1,10 @@
+import { Router } from '@koa/router';
+import type { AppState } from '../context.ts';
+
+export function statusRoutes(service: { name: string; version: string }): Router<AppState> {
+  const router = new Router<AppState>();
+  router.get('/api/status', (ctx) => {
+    ctx.body = { status: 'UP', service: service.name, version: service.version, timestamp: new Date().toISOString() };
+  });
+  return router;
+}

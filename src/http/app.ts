@@ -1,0 +1,42 @@
+// One function builds the Koa app for a network. The three apps differ only in the origin
+// they hand out and in what they mount: /mcp exists on the clearnet app alone.
+import Koa from 'koa';
+import type { Config, Network } from '../config.ts';
+import type { ApiKeys } from '../domain/api-keys.ts';
+import type { Maintenance } from '../domain/maintenance.ts';
+import type { Logger } from '../log.ts';
+import { accountRoutes } from './api/account.ts';
+import { statusRoutes } from './api/status.ts';
+import type { AppState } from './context.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { errorBoundary } from './middleware/errors.ts';
+import { maintenanceGate } from './middleware/maintenance.ts';
+import { requestId } from './middleware/request-id.ts';
+import { securityHeaders } from './middleware/security-headers.ts';
+
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  apiKeys: ApiKeys;
+  maintenance: Maintenance;
+}
+
+export const SERVICE_NAME = 'obscura';
+
+export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false, env: 'production' });
+  app.silent = true; // errors are logged by the boundary, without their messages
+  const service = { name: SERVICE_NAME, version: deps.config.version };
+
+  app.use(requestId(network, () => deps.config.origin[network]));
+  app.use(accessLog(deps.log));
+  app.use(securityHeaders());
+  app.use(errorBoundary(deps.log));
+  app.use(maintenanceGate(deps.maintenance, service));
+
+  for (const router of [statusRoutes(service), accountRoutes(deps.apiKeys)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,71 @@
+// One HTTP listener per network, each serving its own app. Onion and I2P listeners sit on
+// loopback or a unix socket and are reached only through the local tor and i2pd.
+import { chmodSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type Koa from 'koa';
+import type { ListenAddress, Network } from '../config.ts';
+import type { AppState } from './context.ts';
+
+export interface Listener {
+  network: Network;
+  server: http.Server;
+  /** Where it listens, for the start-up banner and the tests. */
+  address: string;
+}
+
+export async function listen(network: Network, addr: ListenAddress, app: Koa<AppState>): Promise<Listener | undefined> {
+  if (addr.kind === 'off') return undefined;
+  const server = http.createServer(
+    {
+      maxHeaderSize: 16 * 1024,
+      headersTimeout: 60_000,
+      requestTimeout: 0, // uploads over Tor are slow; body progress is watched per route
+      keepAliveTimeout: 5_000,
+    },
+    app.callback(),
+  );
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if (addr.kind === 'unix') {
+      rmSync(addr.path, { force: true });
+      server.listen(addr.path, () => {
+        chmodSync(addr.path, 0o660);
+        resolve();
+      });
+    } else {
+      server.listen({ host: addr.host, port: addr.port, exclusive: true }, () => resolve());
+    }
+  });
+  const a = server.address();
+  const address = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : '?';
+  return { network, server, address };
+}
+
+// Errors Node raises before a request reaches the app (oversized headers, malformed
+// requests) still get a JSON body.
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'headers_too_large', 'The request headers are too large.']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ETIMEDOUT'
+        ? [408, 'request_timeout', 'The request took too long to arrive.']
+        : [400, 'bad_request', 'The request could not be parsed.'];
+  const body = JSON.stringify({ error: code, message });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export function closeListener(l: Listener): Promise<void> {
+  return new Promise((resolve) => {
+    l.server.close(() => resolve());
+    l.server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,61 @@
+// Starts the service: configuration, stores, one listener per network.
+import { ConfigError, loadConfig, NETWORKS } from './config.ts';
+import { createApp } from './http/app.ts';
+import { closeListener, listen, type Listener } from './http/listeners.ts';
+import { createServices } from './services.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`obscura: ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  const services = await createServices(config);
+  const { log } = services;
+  if (services.masterKeyCreated) {
+    process.stderr.write(
+      `\n!! obscura: created a new master key at ${services.masterKeyCreated}\n` +
+        `!! Every stored byte is sealed under it: back it up, keep it off the data disk in production\n` +
+        `!! (set OBSCURA_MASTER_KEY or OBSCURA_MASTER_KEY_FILE), and never lose it.\n\n`,
+    );
+  }
+  if (!services.scratch.isMemoryBacked()) {
+    log.warn({ scratch: config.scratchDir }, 'scratch folder is not on a memory-backed filesystem; media tools will write plaintext to disk');
+  }
+  await services.scratch.sweep();
+
+  const listeners: Listener[] = [];
+  for (const network of NETWORKS) {
+    const l = await listen(network, config.listen[network], createApp(network, services));
+    if (l) listeners.push(l);
+  }
+
+  const lines = listeners.map((l) => `  ${l.network.padEnd(8)} listening on ${l.address.padEnd(22)} serves ${config.origin[l.network]}`);
+  process.stdout.write(
+    `obscura ${config.version} is up\n${lines.join('\n')}\n` +
+      `  health:  curl ${config.origin.clearnet}/api/status\n` +
+      `  a key:   npm run cli -- account create you@example.org --verified\n` +
+      `           npm run cli -- key create you@example.org\n` +
+      `  then:    curl -H "X-Api-Key: <key>" ...   (README.md has the API at a glance)\n`,
+  );
+  log.info({ listeners: listeners.map((l) => l.network) }, 'started');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    await Promise.all(listeners.map(closeListener));
+    await services.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+await main();

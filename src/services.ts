@@ -1,0 +1,65 @@
+// The composition root: builds every store and domain object from the configuration.
+// main.ts, cli.ts, the tests and the benchmarks all start here.
+import path from 'node:path';
+import type { DestinationStream } from 'pino';
+import type { Config } from './config.ts';
+import { Accounts } from './domain/accounts.ts';
+import { ApiKeys } from './domain/api-keys.ts';
+import { Maintenance } from './domain/maintenance.ts';
+import { createLogger, type Logger } from './log.ts';
+import type { BlobStore } from './store/blobs/blob-store.ts';
+import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
+import { MasterKey } from './store/master-key.ts';
+import type { Repositories } from './store/repositories.ts';
+import { Scratch } from './store/scratch.ts';
+import { openDb, sqliteRepositories, type Db } from './store/sqlite/index.ts';
+
+export interface Services {
+  config: Config;
+  log: Logger;
+  db: Db;
+  repos: Repositories;
+  masterKey: MasterKey;
+  blobs: BlobStore;
+  scratch: Scratch;
+  accounts: Accounts;
+  apiKeys: ApiKeys;
+  maintenance: Maintenance;
+  /** Set when this start created the master key file. */
+  masterKeyCreated?: string;
+  close(): Promise<void>;
+}
+
+export async function createServices(config: Config, opts: { logDestination?: DestinationStream } = {}): Promise<Services> {
+  const log = createLogger(config.logLevel, opts.logDestination);
+  const db = openDb(path.join(config.dataDir, 'obscura.db'));
+  const repos = sqliteRepositories(db);
+  const { key: masterKey, created } = MasterKey.load(config.masterKey);
+  const blobs = await EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
+  const scratch = new Scratch(config.scratchDir);
+  const accounts = new Accounts(repos.accounts);
+  const apiKeys = new ApiKeys({
+    repo: repos.apiKeys,
+    accounts,
+    pepper: masterKey.derive('api-key-pepper'),
+    prefix: config.keyPrefix.current,
+    formerPrefixes: config.keyPrefix.former,
+  });
+  const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS);
+  return {
+    config,
+    log,
+    db,
+    repos,
+    masterKey,
+    blobs,
+    scratch,
+    accounts,
+    apiKeys,
+    maintenance,
+    masterKeyCreated: created,
+    async close() {
+      db.close();
+    },
+  };
+}

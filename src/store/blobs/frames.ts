@@ -1,0 +1,99 @@
+// The on-disk format of an encrypted object:
+//   header: version (1 byte) | 3 zero bytes | frame size (u32 BE)
+//   frames: nonce (12) | AES-256-GCM ciphertext | tag (16), every frame but the last full.
+// Each frame's associated data binds the format version, the object id, the frame index
+// and a final-frame flag, so a flipped byte, a reordered frame and a dropped tail all fail
+// authentication. An empty object is one empty final frame.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { IntegrityError } from '../master-key.ts';
+
+export const FORMAT_VERSION = 1;
+export const HEADER_BYTES = 8;
+export const NONCE_BYTES = 12;
+export const TAG_BYTES = 16;
+export const FRAME_OVERHEAD = NONCE_BYTES + TAG_BYTES;
+
+export function header(frameSize: number): Buffer {
+  const h = Buffer.alloc(HEADER_BYTES);
+  h[0] = FORMAT_VERSION;
+  h.writeUInt32BE(frameSize, 4);
+  return h;
+}
+
+export function parseHeader(h: Buffer): { frameSize: number } {
+  if (h.length < HEADER_BYTES || h[0] !== FORMAT_VERSION) throw new IntegrityError('unknown object format');
+  const frameSize = h.readUInt32BE(4);
+  if (frameSize < 16 || frameSize > 16 * 1024 * 1024) throw new IntegrityError('implausible frame size');
+  return { frameSize };
+}
+
+export class FrameCodec {
+  readonly #key: Buffer;
+  readonly #idBytes: Buffer;
+  readonly frameSize: number;
+
+  constructor(dataKey: Buffer, objectId: string, frameSize: number) {
+    this.#key = dataKey;
+    this.#idBytes = Buffer.from(objectId, 'utf8');
+    this.frameSize = frameSize;
+  }
+
+  get stride(): number {
+    return this.frameSize + FRAME_OVERHEAD;
+  }
+
+  /** Byte position of frame `index` in the file. */
+  offsetOf(index: number): number {
+    return HEADER_BYTES + index * this.stride;
+  }
+
+  /** Plaintext size and frame count implied by a file length; throws when no frame layout fits. */
+  layout(fileLength: number): { frames: number; size: number; lastLength: number } {
+    const body = fileLength - HEADER_BYTES;
+    if (body < FRAME_OVERHEAD) throw new IntegrityError('object is truncated');
+    const frames = Math.ceil(body / this.stride);
+    const lastCipher = body - (frames - 1) * this.stride;
+    if (lastCipher < FRAME_OVERHEAD) throw new IntegrityError('object is truncated mid-frame');
+    const lastLength = lastCipher - FRAME_OVERHEAD;
+    return { frames, size: (frames - 1) * this.frameSize + lastLength, lastLength };
+  }
+
+  #aad(index: number, final: boolean): Buffer {
+    const aad = Buffer.alloc(1 + 2 + this.#idBytes.length + 8 + 1);
+    aad[0] = FORMAT_VERSION;
+    aad.writeUInt16BE(this.#idBytes.length, 1);
+    this.#idBytes.copy(aad, 3);
+    aad.writeBigUInt64BE(BigInt(index), 3 + this.#idBytes.length);
+    aad[aad.length - 1] = final ? 1 : 0;
+    return aad;
+  }
+
+  seal(plain: Uint8Array, index: number, final: boolean): Buffer {
+    if (plain.length > this.frameSize) throw new Error('frame too large');
+    const nonce = randomBytes(NONCE_BYTES);
+    const c = createCipheriv('aes-256-gcm', this.#key, nonce);
+    c.setAAD(this.#aad(index, final));
+    const out = Buffer.allocUnsafe(NONCE_BYTES + plain.length + TAG_BYTES);
+    nonce.copy(out, 0);
+    const body = c.update(plain);
+    body.copy(out, NONCE_BYTES);
+    c.final();
+    c.getAuthTag().copy(out, NONCE_BYTES + plain.length);
+    return out;
+  }
+
+  open(frame: Uint8Array, index: number, final: boolean): Buffer {
+    if (frame.length < FRAME_OVERHEAD) throw new IntegrityError(`frame ${index} is truncated`);
+    const buf = Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength);
+    const d = createDecipheriv('aes-256-gcm', this.#key, buf.subarray(0, NONCE_BYTES));
+    d.setAAD(this.#aad(index, final));
+    d.setAuthTag(buf.subarray(buf.length - TAG_BYTES));
+    try {
+      const out = d.update(buf.subarray(NONCE_BYTES, buf.length - TAG_BYTES));
+      d.final();
+      return out;
+    } catch {
+      throw new IntegrityError(`frame ${index} failed authentication`);
+    }
+  }
+}

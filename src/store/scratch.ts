@@ -1,0 +1,53 @@
+// Private working folders for media tools that need files (ffmpeg, cjxl, heif-enc). They
+// live on a memory-backed filesystem so plaintext never reaches persistent disk, and are
+// removed however the job ends; a crash's leftovers are swept at the next start.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+
+const PREFIX = 'obscura-job-';
+
+export class Scratch {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  /** Gives fn a fresh folder (mode 0700) and removes it when fn settles, whatever the outcome. */
+  async with<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(path.join(this.root, PREFIX));
+    try {
+      return await fn(dir);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes folders left behind by a process that was killed mid-job. */
+  async sweep(): Promise<number> {
+    let n = 0;
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
+      if (!name.startsWith(PREFIX)) continue;
+      await rm(path.join(this.root, name), { recursive: true, force: true });
+      n++;
+    }
+    return n;
+  }
+
+  /** True when the root sits on tmpfs/ramfs, per /proc/mounts (Linux). */
+  isMemoryBacked(): boolean {
+    try {
+      let best = { mount: '', type: '' };
+      for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
+        const [, mount, type] = line.split(' ');
+        if (!mount) continue;
+        const m = mount.replace(/\\040/g, ' ');
+        if ((this.root === m || this.root.startsWith(m.endsWith('/') ? m : m + '/')) && m.length > best.mount.length) best = { mount: m, type };
+      }
+      return best.type === 'tmpfs' || best.type === 'ramfs';
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import type { Account, AccountRepository } from '../repositories.ts';
+import type { Db } from './db.ts';
+
+interface Row {
+  id: string;
+  email: string;
+  verified_at: number | null;
+  deactivated_at: number | null;
+  created_at: number;
+}
+
+const toAccount = (r: Row): Account => ({
+  id: r.id,
+  email: r.email,
+  verifiedAt: r.verified_at,
+  deactivatedAt: r.deactivated_at,
+  createdAt: r.created_at,
+});
+
+export class SqliteAccounts implements AccountRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(a: Account): void {
+    this.db
+      .prepare('INSERT INTO accounts (id, email, verified_at, deactivated_at, created_at) VALUES (?, ?, ?, ?, ?)')
+      .run(a.id, a.email, a.verifiedAt, a.deactivatedAt, a.createdAt);
+  }
+
+  byEmail(email: string): Account | undefined {
+    const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email) as Row | undefined;
+    return r && toAccount(r);
+  }
+
+  byId(id: string): Account | undefined {
+    const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
+    return r && toAccount(r);
+  }
+
+  update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): void {
+    if ('verifiedAt' in fields) this.db.prepare('UPDATE accounts SET verified_at = ? WHERE id = ?').run(fields.verifiedAt ?? null, id);
+    if ('deactivatedAt' in fields)
+      this.db.prepare('UPDATE accounts SET deactivated_at = ? WHERE id = ?').run(fields.deactivatedAt ?? null, id);
+  }
+}

@@ -1,0 +1,59 @@
+import type { ApiKeyRepository, ApiKeyRow } from '../repositories.ts';
+import type { Db } from './db.ts';
+
+interface Row {
+  id: string;
+  account_id: string;
+  prefix: string;
+  last4: string;
+  digest: Uint8Array;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const toKey = (r: Row): ApiKeyRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  last4: r.last4,
+  digest: Buffer.from(r.digest),
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+export class SqliteApiKeys implements ApiKeyRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(k: ApiKeyRow): void {
+    this.db
+      .prepare(
+        'INSERT INTO api_keys (id, account_id, prefix, last4, digest, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(k.id, k.accountId, k.prefix, k.last4, k.digest, k.createdAt, k.expiresAt, k.revokedAt);
+  }
+
+  byDigest(digest: Buffer): ApiKeyRow | undefined {
+    const r = this.db.prepare('SELECT * FROM api_keys WHERE digest = ?').get(digest) as Row | undefined;
+    return r && toKey(r);
+  }
+
+  byId(id: string): ApiKeyRow | undefined {
+    const r = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
+    return r && toKey(r);
+  }
+
+  listForAccount(accountId: string): ApiKeyRow[] {
+    const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at').all(accountId) as unknown as Row[];
+    return rows.map(toKey);
+  }
+
+  revoke(id: string, at: number): boolean {
+    const r = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+    return Number(r.changes) > 0;
+  }
+}

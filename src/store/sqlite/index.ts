@@ -1,0 +1,17 @@
+import type { Repositories } from '../repositories.ts';
+import { SqliteAccounts } from './accounts.ts';
+import { SqliteApiKeys } from './api-keys.ts';
+import type { Db } from './db.ts';
+import { SqliteKeyRing } from './key-ring.ts';
+import { SqliteSettings } from './settings.ts';
+
+export { openDb, tx, type Db } from './db.ts';
+
+export function sqliteRepositories(db: Db): Repositories {
+  return {
+    accounts: new SqliteAccounts(db),
+    apiKeys: new SqliteApiKeys(db),
+    keyRing: new SqliteKeyRing(db),
+    settings: new SqliteSettings(db),
+  };
+}

@@ -1,0 +1,40 @@
+// Numbered, append-only. A shipped migration is never edited; add the next number.
+export interface Migration {
+  version: number;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        verified_at INTEGER,
+        deactivated_at INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        prefix TEXT NOT NULL,
+        last4 TEXT NOT NULL,
+        digest BLOB NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+      CREATE TABLE blob_keys (
+        object_id TEXT PRIMARY KEY,
+        wrapped BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
+];

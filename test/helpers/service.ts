@@ -1,0 +1,72 @@
+// Starts the real service in this process: real SQLite, real encrypted store, real
+// listeners on loopback ports chosen by the OS. Logs are captured for assertions.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig, NETWORKS, type Network } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import { closeListener, listen, type Listener } from '../../src/http/listeners.ts';
+import { createServices, type Services } from '../../src/services.ts';
+
+export interface RunningService {
+  services: Services;
+  url: Record<Network, string>;
+  listeners: Listener[];
+  logs: string[];
+  dataDir: string;
+  /** A verified account and a working key. */
+  account(email?: string): { email: string; key: string };
+  close(): Promise<void>;
+}
+
+export function tempDir(tag = 'obscura-test-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), tag));
+}
+
+export async function startService(env: Record<string, string> = {}): Promise<RunningService> {
+  const dataDir = env.OBSCURA_DATA_DIR ?? tempDir();
+  const config = loadConfig({
+    OBSCURA_DATA_DIR: dataDir,
+    OBSCURA_CLEARNET_LISTEN: '127.0.0.1:0',
+    OBSCURA_ONION_LISTEN: '127.0.0.1:0',
+    OBSCURA_I2P_LISTEN: '127.0.0.1:0',
+    OBSCURA_LOG_LEVEL: 'info',
+    ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const services = await createServices(config, { logDestination: sink });
+  const listeners: Listener[] = [];
+  const url = {} as Record<Network, string>;
+  for (const network of NETWORKS) {
+    const l = await listen(network, config.listen[network], createApp(network, services));
+    if (!l) continue;
+    listeners.push(l);
+    url[network] = `http://${l.address}`;
+    // hand out the port the OS chose, unless the test pinned an origin
+    if (!env[`OBSCURA_${network.toUpperCase()}_ORIGIN`]) config.origin[network] = url[network];
+  }
+  let n = 0;
+  return {
+    services,
+    url,
+    listeners,
+    logs,
+    dataDir,
+    account(email = `user${++n}-${Date.now()}@example.org`) {
+      services.accounts.create(email, { verified: true });
+      return { email, key: services.apiKeys.issue(email).key };
+    },
+    async close() {
+      await Promise.all(listeners.map(closeListener));
+      await services.close();
+      if (!env.OBSCURA_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
