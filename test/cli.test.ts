@@ -1,0 +1,66 @@
+import { spawnSync } from 'node:child_process';
+import { test } from './helpers/test.ts';
+import { startService, tempDir } from './helpers/service.ts';
+
+function cli(dataDir: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, OBSCURA_DATA_DIR: dataDir }, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('accounts and keys from the admin CLI, end to end against the running service', async (t) => {
+  const dataDir = tempDir();
+  const svc = await startService({ OBSCURA_DATA_DIR: dataDir });
+  t.teardown(() => svc.close());
+  const probe = async (key: string) => {
+    const res = await fetch(`${svc.url.clearnet}/api/account`, { headers: { 'X-Api-Key': key } });
+    return { status: res.status, error: ((await res.json()) as { error?: string }).error };
+  };
+
+  t.is(cli(dataDir, 'account', 'create', 'reporter@example.org').code, 0);
+  const created = cli(dataDir, 'key', 'create', 'reporter@example.org');
+  t.is(created.code, 0);
+  const key = created.out.trim();
+  t.regex(created.out, /^sw_[A-Za-z0-9_-]{43}\n$/, 'prints only the key');
+  t.deepEqual(await probe(key), { status: 401, error: 'account_not_verified' });
+
+  t.is(cli(dataDir, 'account', 'verify', 'reporter@example.org').code, 0);
+  t.is((await probe(key)).status, 200);
+
+  const listed = cli(dataDir, 'key', 'list', 'reporter@example.org');
+  t.is(listed.code, 0);
+  const [id, shown] = listed.out.trim().split('\t');
+  t.regex(id, /^key_/);
+  t.is(shown, `sw_…${key.slice(-4)}`);
+  t.false(listed.out.includes(key.slice(3, -4)), 'the list never shows the key');
+
+  t.is(cli(dataDir, 'account', 'deactivate', 'reporter@example.org').code, 0);
+  t.deepEqual(await probe(key), { status: 401, error: 'account_inactive' });
+  t.is(cli(dataDir, 'account', 'reactivate', 'reporter@example.org').code, 0);
+  t.is((await probe(key)).status, 200);
+
+  t.is(cli(dataDir, 'key', 'revoke', id).code, 0);
+  t.deepEqual(await probe(key), { status: 401, error: 'invalid_api_key' });
+  t.regex(cli(dataDir, 'key', 'list', 'reporter@example.org').out, /revoked/);
+
+  t.is(cli(dataDir, 'account', 'create', 'pre@example.org', '--verified').code, 0);
+  t.is((await probe(cli(dataDir, 'key', 'create', 'pre@example.org').out.trim())).status, 200);
+});
+
+test('bad input: clear message on stderr and a non-zero exit', (t) => {
+  const dataDir = tempDir();
+  const dup = (cli(dataDir, 'account', 'create', 'a@example.org'), cli(dataDir, 'account', 'create', 'a@example.org'));
+  t.is(dup.code, 1);
+  t.regex(dup.err, /already exists/);
+  t.regex(cli(dataDir, 'account', 'create', 'not-an-email').err, /not an e-mail/);
+  t.regex(cli(dataDir, 'key', 'create', 'nobody@example.org').err, /no account/);
+  t.regex(cli(dataDir, 'key', 'revoke', 'key_nope').err, /no key/);
+  t.is(cli(dataDir, 'account', 'create').code, 2);
+  t.is(cli(dataDir, 'frobnicate', 'now').code, 2);
+  t.is(cli(dataDir, 'account', 'create', 'b@example.org', '--admin').code, 2);
+  const badConfig = spawnSync(process.execPath, ['src/cli.ts', 'maintenance', 'status'], {
+    env: { ...process.env, OBSCURA_DATA_DIR: dataDir, OBSCURA_SESSION_LIFE: 'soon' },
+    encoding: 'utf8',
+  });
+  t.is(badConfig.status, 1);
+  t.regex(badConfig.stderr, /OBSCURA_SESSION_LIFE/);
+});

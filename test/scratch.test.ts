@@ -1,0 +1,46 @@
+import { existsSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { test } from './helpers/test.ts';
+import { Scratch } from '../src/store/scratch.ts';
+
+test('a job gets a private folder on a memory-backed filesystem, removed when it succeeds', async (t) => {
+  const scratch = new Scratch('/dev/shm');
+  t.true(scratch.isMemoryBacked());
+  let seen = '';
+  const out = await scratch.with(async (dir) => {
+    seen = dir;
+    t.is(statSync(dir).mode & 0o777, 0o700);
+    writeFileSync(path.join(dir, 'frame.png'), 'pixels');
+    return 42;
+  });
+  t.is(out, 42);
+  t.true(seen.startsWith('/dev/shm/obscura-job-'));
+  t.false(existsSync(seen));
+});
+
+test('the folder is removed when the job throws', async (t) => {
+  const scratch = new Scratch('/dev/shm');
+  let seen = '';
+  await t.throwsAsync(
+    scratch.with(async (dir) => {
+      seen = dir;
+      mkdirSync(path.join(dir, 'nested'));
+      writeFileSync(path.join(dir, 'nested', 'x'), 'y');
+      throw new Error('ffmpeg died');
+    }),
+    { message: 'ffmpeg died' },
+  );
+  t.false(existsSync(seen));
+});
+
+test('leftovers of a killed process are swept; disk-backed roots are recognised', async (t) => {
+  const root = '/dev/shm/obscura-sweep-test-' + process.pid;
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(path.join(root, 'obscura-job-left'), { recursive: true });
+  mkdirSync(path.join(root, 'unrelated'), { recursive: true });
+  const scratch = new Scratch(root);
+  t.is(await scratch.sweep(), 1);
+  t.false(existsSync(path.join(root, 'obscura-job-left')));
+  t.true(existsSync(path.join(root, 'unrelated')));
+  t.false(new Scratch(process.cwd()).isMemoryBacked());
+});
