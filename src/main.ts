@@ -45,11 +45,18 @@ async function main(): Promise<void> {
   );
   log.info({ listeners: listeners.map((l) => l.network) }, 'started');
 
+  // expired uploads are destroyed within a minute even if nobody asks for them
+  const janitor = setInterval(() => {
+    services.uploads.expire().catch((err) => log.error({ err }, 'expiry sweep failed'));
+  }, 60_000);
+  janitor.unref();
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
+    clearInterval(janitor);
     await Promise.all(listeners.map(closeListener));
     await services.close();
     process.exit(0);

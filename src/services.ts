@@ -6,12 +6,15 @@ import type { Config } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
 import { ApiKeys } from './domain/api-keys.ts';
 import { Maintenance } from './domain/maintenance.ts';
+import { Sessions } from './domain/sessions.ts';
+import { Uploads } from './domain/uploads.ts';
 import { createLogger, type Logger } from './log.ts';
 import type { BlobStore } from './store/blobs/blob-store.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey } from './store/master-key.ts';
 import type { Repositories } from './store/repositories.ts';
 import { Scratch } from './store/scratch.ts';
+import { Sealer } from './store/sealer.ts';
 import { openDb, sqliteRepositories, type Db } from './store/sqlite/index.ts';
 
 export interface Services {
@@ -25,6 +28,8 @@ export interface Services {
   accounts: Accounts;
   apiKeys: ApiKeys;
   maintenance: Maintenance;
+  sessions: Sessions;
+  uploads: Uploads;
   /** Set when this start created the master key file. */
   masterKeyCreated?: string;
   close(): Promise<void>;
@@ -46,6 +51,16 @@ export async function createServices(config: Config, opts: { logDestination?: De
     formerPrefixes: config.keyPrefix.former,
   });
   const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS);
+  const sessions = new Sessions(repos.sessions, config.limits);
+  const uploads = new Uploads({
+    rows: repos.uploads,
+    blobs,
+    sealer: new Sealer(masterKey.derive('row-sealer')),
+    clientRefKey: masterKey.derive('client-upload-ref'),
+    sessions,
+    limits: config.limits,
+  });
+  await uploads.recover();
   return {
     config,
     log,
@@ -57,6 +72,8 @@ export async function createServices(config: Config, opts: { logDestination?: De
     accounts,
     apiKeys,
     maintenance,
+    sessions,
+    uploads,
     masterKeyCreated: created,
     async close() {
       db.close();

@@ -202,3 +202,27 @@ test('an append cut off by a crash is rolled back at the next start', async (t) 
   t.true((await readAll(reopened.store.read('crash'))).equals(data));
   t.false((await readdir(path.dirname(file))).some((f) => f.endsWith('.journal')));
 });
+
+test('a long resumable append is checkpointed: a crash after 8 MiB keeps the first 8 MiB', async (t) => {
+  const { dir, store, db } = await makeStore();
+  const data = randomBytes(12 * 1024 * 1024 + 5);
+  await store.create('long');
+  await store.append('long', [data.subarray(0, 1000)]);
+  // the source stalls forever after 9 MiB: the process "dies" while it waits
+  let release!: () => void;
+  const stalled = new Promise<void>((r) => (release = r));
+  async function* slow() {
+    for (let at = 1000; at < 9 * 1024 * 1024; at += 100_000) yield data.subarray(at, Math.min(at + 100_000, 9 * 1024 * 1024));
+    await stalled;
+  }
+  const pending = store.append('long', slow(), { keepPartial: true });
+  await new Promise((r) => setTimeout(r, 300));
+  // reopen the folder as a restarted process would, while the first append is stuck
+  db.close();
+  const again = await makeStore(dir);
+  const size = await again.store.size('long');
+  t.true(size >= 8 * 1024 * 1024 && size < 9 * 1024 * 1024, `size ${size}`);
+  t.true((await readAll(again.store.read('long'))).equals(data.subarray(0, size)));
+  release();
+  await pending.catch(() => {});
+});

@@ -12,7 +12,8 @@ export type ErrorKind =
   | 'too_large'
   | 'unsupported_media'
   | 'rate_limited'
-  | 'unavailable';
+  | 'unavailable'
+  | 'internal';
 
 export class AppError extends Error {
   override name = 'AppError';

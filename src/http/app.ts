@@ -4,8 +4,13 @@ import Koa from 'koa';
 import type { Config, Network } from '../config.ts';
 import type { ApiKeys } from '../domain/api-keys.ts';
 import type { Maintenance } from '../domain/maintenance.ts';
+import type { Sessions } from '../domain/sessions.ts';
+import type { Uploads } from '../domain/uploads.ts';
 import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
+import { sessionRoutes } from './api/sessions.ts';
+import { tusRoutes } from './api/tus.ts';
+import { directUploadRoutes } from './api/upload.ts';
 import { statusRoutes } from './api/status.ts';
 import type { AppState } from './context.ts';
 import { accessLog } from './middleware/access-log.ts';
@@ -13,12 +18,15 @@ import { errorBoundary } from './middleware/errors.ts';
 import { maintenanceGate } from './middleware/maintenance.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { v1UploadRoutes } from './v1/upload.ts';
 
 export interface AppDeps {
   config: Config;
   log: Logger;
   apiKeys: ApiKeys;
   maintenance: Maintenance;
+  sessions: Sessions;
+  uploads: Uploads;
 }
 
 export const SERVICE_NAME = 'obscura';
@@ -34,7 +42,15 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
   app.use(errorBoundary(deps.log));
   app.use(maintenanceGate(deps.maintenance, service));
 
-  for (const router of [statusRoutes(service), accountRoutes(deps.apiKeys)]) {
+  const routers = [
+    statusRoutes(service),
+    accountRoutes(deps.apiKeys),
+    sessionRoutes(deps),
+    directUploadRoutes(deps),
+    tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
+    v1UploadRoutes(deps),
+  ];
+  for (const router of routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

@@ -25,6 +25,7 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
     },
     app.callback(),
   );
+  server.timeout = 120_000; // an idle socket (a stalled body, a slowloris) is closed after 2 minutes
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

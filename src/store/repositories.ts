@@ -49,9 +49,66 @@ export interface SettingsRepository {
   delete(name: string): void;
 }
 
+export type SessionType = 'hide' | 'reveal' | 'analyse' | 'convert';
+
+export interface SessionRow {
+  id: string;
+  accountId: string;
+  type: SessionType;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface SessionRepository {
+  insert(row: SessionRow): void;
+  byId(id: string): SessionRow | undefined;
+  expiredBefore(at: number, limit: number): SessionRow[];
+  delete(id: string): void;
+}
+
+/** uploading -> completed; either -> deleted (by the user) or expired (by time). */
+export type UploadState = 'uploading' | 'completed' | 'deleted' | 'expired';
+export type UploadVia = 'v1' | 'direct' | 'tus';
+
+export interface UploadRow {
+  /** The storage uid; also the id of the upload's bytes in the blob store. */
+  id: string;
+  accountId: string;
+  /** null for a v1 media-url, which belongs to no session. */
+  sessionId: string | null;
+  via: UploadVia;
+  step: number;
+  /** Declared length in bytes. */
+  size: number;
+  /** Encrypted JSON of what the user told us (file name, client ids, tus metadata). */
+  sealed: Buffer;
+  /** HMAC of the client's upload id, for idempotent retries; never the id itself. */
+  clientRef: Buffer | null;
+  state: UploadState;
+  createdAt: number;
+  expiresAt: number;
+  completedAt: number | null;
+  endedAt: number | null;
+}
+
+export interface UploadRepository {
+  insert(row: UploadRow): void;
+  byId(id: string): UploadRow | undefined;
+  byClientRef(sessionId: string, clientRef: Buffer): UploadRow | undefined;
+  /** Live (uploading or completed) uploads of a session, oldest first. */
+  liveInSession(sessionId: string): UploadRow[];
+  setState(id: string, state: UploadState, at: number): void;
+  byViaState(via: UploadVia, state: UploadState): UploadRow[];
+  /** Live uploads whose life has run out. */
+  expiredBefore(at: number, limit: number): UploadRow[];
+  delete(id: string): void;
+}
+
 export interface Repositories {
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
   keyRing: KeyRing;
   settings: SettingsRepository;
+  sessions: SessionRepository;
+  uploads: UploadRepository;
 }

@@ -8,6 +8,8 @@ import { loadConfig, NETWORKS, type Network } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { closeListener, listen, type Listener } from '../../src/http/listeners.ts';
 import { createServices, type Services } from '../../src/services.ts';
+import { filesContaining } from './files.ts';
+import { MARKER } from './payload.ts';
 
 export interface RunningService {
   services: Services;
@@ -17,6 +19,8 @@ export interface RunningService {
   dataDir: string;
   /** A verified account and a working key. */
   account(email?: string): { email: string; key: string };
+  /** POSTs JSON with the key; returns status, headers and parsed body. */
+  api(method: string, path: string, key: string, body?: unknown, network?: Network): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
 
@@ -63,10 +67,28 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
       services.accounts.create(email, { verified: true });
       return { email, key: services.apiKeys.issue(email).key };
     },
+    async api(method, path, key, body, network = 'clearnet') {
+      const res = await fetch(`${url[network]}${path}`, {
+        method,
+        headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
     async close() {
       await Promise.all(listeners.map(closeListener));
       await services.close();
+      // every uploaded test file carries MARKER: it must not be on disk in the clear
+      const leaks = filesContaining(dataDir, MARKER);
       if (!env.OBSCURA_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+      if (leaks.length) throw new Error(`plaintext found on disk: ${leaks.join(', ')}`);
     },
   };
 }

@@ -15,6 +15,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   unsupported_media: 415,
   rate_limited: 429,
   unavailable: 503,
+  internal: 500,
 };
 
 const DEFAULT_CODE: Record<number, string> = {

@@ -23,15 +23,13 @@ export interface BlobStore {
   create(id: string): Promise<void>;
   /** Streams bytes onto the end of the object; resolves to the new size once durable. */
   append(id: string, source: ByteSource, opts?: AppendOptions): Promise<number>;
-  /** Authenticated size of the object (its final frame is checked). */
+  /** Authenticated size of the object (its final frame is checked), never mid-append. */
   size(id: string): Promise<number>;
   exists(id: string): Promise<boolean>;
   /** Plaintext bytes [start, end) as a stream; an integrity failure errors the stream. */
   read(id: string, range?: { start?: number; end?: number }): Readable;
   /** Destroys the object: its data key first, then its bytes. */
   delete(id: string): Promise<boolean>;
-  /** Runs fn while no other append or delete runs on the same object. */
-  withLock<T>(id: string, fn: () => Promise<T>): Promise<T>;
 }
 
 export class BlobNotFoundError extends Error {

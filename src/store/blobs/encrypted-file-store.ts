@@ -37,6 +37,7 @@ export const DEFAULT_FRAME_SIZE = 128 * 1024;
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const WRITE_BATCH = 1024 * 1024;
+const CHECKPOINT = 8 * 1024 * 1024;
 const JOURNAL_MAGIC = Buffer.from('OBJ1');
 
 export class EncryptedFileStore implements BlobStore {
@@ -59,11 +60,6 @@ export class EncryptedFileStore implements BlobStore {
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
     await store.#recoverAll();
     return store;
-  }
-
-  withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    this.#paths(id);
-    return this.#lock.run(id, fn);
   }
 
   async create(id: string): Promise<void> {
@@ -103,8 +99,9 @@ export class EncryptedFileStore implements BlobStore {
       if (opts.expectOffset !== undefined && opts.expectOffset !== size) throw new OffsetMismatchError(size, opts.expectOffset);
 
       const lastIndex = frames - 1;
-      const lastOffset = codec.offsetOf(lastIndex);
-      const lastCipher = await readExactly(fh, lastOffset, lastLength + FRAME_OVERHEAD);
+      // the committed tail frame: what the journal restores if this append is cut off
+      let lastOffset = codec.offsetOf(lastIndex);
+      let lastCipher = await readExactly(fh, lastOffset, lastLength + FRAME_OVERHEAD);
       const F = codec.frameSize;
       const buf = Buffer.allocUnsafe(F);
       codec.open(lastCipher, lastIndex, true).copy(buf);
@@ -112,6 +109,7 @@ export class EncryptedFileStore implements BlobStore {
       let index = lastIndex;
       let writePos = lastOffset;
       let received = 0;
+      let sinceCheckpoint = 0;
       let journaled = false;
       let batch: Buffer[] = [];
       let batchBytes = 0;
@@ -148,6 +146,23 @@ export class EncryptedFileStore implements BlobStore {
         index++;
         if (!direct) fill = 0;
       };
+      // Resumable uploads commit every CHECKPOINT bytes of a long body, so a crash loses at
+      // most that much: the frame being built is sealed as final, made durable, and becomes
+      // the new committed tail (the next flush rewrites it under a fresh journal).
+      const checkpoint = async () => {
+        const parts = codec.sealParts(buf.subarray(0, fill), index, true);
+        batch.push(...parts);
+        batchBytes += fill + FRAME_OVERHEAD;
+        await flush(true);
+        await fh.truncate(writePos);
+        await fh.datasync();
+        await dropJournal(p);
+        journaled = false;
+        lastCipher = Buffer.concat(parts);
+        lastOffset = writePos - lastCipher.length;
+        writePos = lastOffset;
+        sinceCheckpoint = 0;
+      };
       const rollback = async () => {
         await inflight?.catch(() => {});
         if (!journaled) return;
@@ -160,6 +175,7 @@ export class EncryptedFileStore implements BlobStore {
       try {
         for await (const chunk of source) {
           received += chunk.length;
+          sinceCheckpoint += chunk.length;
           if (opts.maxBytes !== undefined && received > opts.maxBytes) throw new SizeLimitError('max', received, opts.maxBytes);
           if (opts.exactBytes !== undefined && received > opts.exactBytes) throw new SizeLimitError('exact', received, opts.exactBytes);
           let off = 0;
@@ -180,6 +196,7 @@ export class EncryptedFileStore implements BlobStore {
             fill += n;
             off += n;
           }
+          if (opts.keepPartial && sinceCheckpoint >= CHECKPOINT) await checkpoint();
         }
         if (opts.exactBytes !== undefined && received !== opts.exactBytes) throw new SizeLimitError('exact', received, opts.exactBytes);
       } catch (err) {
@@ -204,6 +221,10 @@ export class EncryptedFileStore implements BlobStore {
 
   async size(id: string): Promise<number> {
     const p = this.#paths(id);
+    return this.#lock.run(id, () => this.#size(id, p));
+  }
+
+  async #size(id: string, p: Paths): Promise<number> {
     const fh = await openExisting(p.file, 'r');
     try {
       const codec = await this.#codec(id, fh);

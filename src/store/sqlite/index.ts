@@ -3,7 +3,9 @@ import { SqliteAccounts } from './accounts.ts';
 import { SqliteApiKeys } from './api-keys.ts';
 import type { Db } from './db.ts';
 import { SqliteKeyRing } from './key-ring.ts';
+import { SqliteSessions } from './sessions.ts';
 import { SqliteSettings } from './settings.ts';
+import { SqliteUploads } from './uploads.ts';
 
 export { openDb, tx, type Db } from './db.ts';
 
@@ -13,5 +15,7 @@ export function sqliteRepositories(db: Db): Repositories {
     apiKeys: new SqliteApiKeys(db),
     keyRing: new SqliteKeyRing(db),
     settings: new SqliteSettings(db),
+    sessions: new SqliteSessions(db),
+    uploads: new SqliteUploads(db),
   };
 }

@@ -37,4 +37,36 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        type TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_account ON sessions(account_id);
+      CREATE INDEX sessions_expiry ON sessions(expires_at);
+      CREATE TABLE uploads (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        session_id TEXT REFERENCES sessions(id),
+        via TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        size INTEGER,
+        sealed BLOB NOT NULL,
+        client_ref BLOB,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        completed_at INTEGER,
+        ended_at INTEGER
+      );
+      CREATE INDEX uploads_session ON uploads(session_id);
+      CREATE UNIQUE INDEX uploads_client_ref ON uploads(session_id, client_ref) WHERE client_ref IS NOT NULL;
+      CREATE INDEX uploads_live_expiry ON uploads(expires_at) WHERE state IN ('uploading', 'completed');
+    `,
+  },
 ];

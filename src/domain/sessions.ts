@@ -1,0 +1,71 @@
+// A session groups the files of one task (a hide, a reveal, an analysis, a conversion).
+// It belongs to one account and lives a fixed time; afterwards every call on it is 410.
+import type { Account, SessionRepository, SessionRow, SessionType } from '../store/repositories.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+
+export const SESSION_TYPES: readonly SessionType[] = ['hide', 'reveal', 'analyse', 'convert'];
+
+export interface SessionLimits {
+  sessionLifeMs: number;
+  directUploadMax: number;
+  fileMax: number;
+  sessionMaxFiles: number;
+}
+
+/** Which steps a session of each type takes, and how many files per step. */
+export function stepRules(type: SessionType, maxFiles: number): Record<number, { min: number; max: number; what: string }> {
+  switch (type) {
+    case 'hide':
+      return { 1: { min: 1, max: maxFiles, what: 'secret' }, 2: { min: 1, max: 1, what: 'cover' } };
+    case 'reveal':
+      return { 1: { min: 1, max: 1, what: 'file to reveal from' } };
+    case 'analyse':
+    case 'convert':
+      return { 1: { min: 1, max: maxFiles, what: 'input' } };
+  }
+}
+
+export class Sessions {
+  readonly #repo: SessionRepository;
+  readonly limits: SessionLimits;
+
+  constructor(repo: SessionRepository, limits: SessionLimits) {
+    this.#repo = repo;
+    this.limits = limits;
+  }
+
+  create(account: Account, type: SessionType): SessionRow {
+    const now = Date.now();
+    const row: SessionRow = { id: newId('up', 16), accountId: account.id, type, createdAt: now, expiresAt: now + this.limits.sessionLifeMs };
+    this.#repo.insert(row);
+    return row;
+  }
+
+  /**
+   * The caller's session: 404 when it does not exist, is another account's, or is not one
+   * of the expected types (indistinguishable on purpose); 410 once its life is over.
+   */
+  get(account: Account, id: string, types?: readonly SessionType[]): SessionRow {
+    const row = typeof id === 'string' && id.length <= 64 ? this.#repo.byId(id) : undefined;
+    if (!row || row.accountId !== account.id || (types && !types.includes(row.type))) {
+      throw new AppError('not_found', 'session_not_found', 'No such session.');
+    }
+    if (row.expiresAt <= Date.now()) {
+      throw new AppError('gone', 'session_expired', 'This session has expired; start a new one.');
+    }
+    return row;
+  }
+
+  describe(row: SessionRow): Record<string, unknown> {
+    return {
+      upload_uid: row.id,
+      type: row.type,
+      max_upload_bytes: this.limits.directUploadMax,
+      max_file_bytes: this.limits.fileMax,
+      max_files: this.limits.sessionMaxFiles,
+      created_at: new Date(row.createdAt).toISOString(),
+      expires_at: new Date(row.expiresAt).toISOString(),
+    };
+  }
+}

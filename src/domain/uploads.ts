@@ -1,0 +1,408 @@
+// Uploads: every way bytes come in (v1 media-url chunks, direct upload, TUS) lands here,
+// in one encrypted blob store whose per-object lock serialises all writes to an upload.
+// The offset of an upload is always the authenticated size of its stored bytes, so it can
+// never claim bytes that are not durably on disk.
+import { createHmac } from 'node:crypto';
+import { BlobNotFoundError, OffsetMismatchError, SizeLimitError, type BlobStore, type ByteSource } from '../store/blobs/blob-store.ts';
+import type { Account, SessionRow, UploadRepository, UploadRow, UploadVia } from '../store/repositories.ts';
+import type { Sealer } from '../store/sealer.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+import { stepRules, type Sessions } from './sessions.ts';
+
+export interface UploadLimits {
+  directUploadMax: number;
+  chunkMax: number;
+  fileMax: number;
+  mediaUrlLifeMs: number;
+  sessionMaxFiles: number;
+}
+
+/** What the user told us about a file; sealed in the row, never stored in the clear. */
+export interface UploadPrivate {
+  name: string;
+  clientUploadId?: string;
+  /** TUS Upload-Metadata as sent (echoed back on HEAD). */
+  metadata?: Record<string, string | null>;
+}
+
+export interface FileView {
+  storage_uid: string;
+  name: string;
+  step: number;
+  size: number;
+  status: 'completed' | 'uploading';
+}
+
+const STORAGE_UID = /^[A-Za-z0-9_-]{8,64}$/;
+const MAX_NAME_BYTES = 255;
+const MAX_CLIENT_ID = 200;
+
+export class Uploads {
+  readonly #rows: UploadRepository;
+  readonly #blobs: BlobStore;
+  readonly #sealer: Sealer;
+  readonly #clientRefKey: Buffer;
+  readonly #sessions: Sessions;
+  readonly limits: UploadLimits;
+
+  constructor(opts: { rows: UploadRepository; blobs: BlobStore; sealer: Sealer; clientRefKey: Buffer; sessions: Sessions; limits: UploadLimits }) {
+    this.#rows = opts.rows;
+    this.#blobs = opts.blobs;
+    this.#sealer = opts.sealer;
+    this.#clientRefKey = opts.clientRefKey;
+    this.#sessions = opts.sessions;
+    this.limits = opts.limits;
+  }
+
+  // ---- v1 media-urls -------------------------------------------------------
+
+  createMediaUrl(account: Account, input: { name: unknown; size: unknown }): Promise<{ key: string; expiresAt: number }> {
+    const name = cleanName(input.name);
+    const size = input.size;
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
+      throw new AppError('invalid', 'invalid_size', 'size must be a whole number of bytes, at least 1.');
+    }
+    if (size > this.limits.fileMax) {
+      throw new AppError('too_large', 'file_too_large', `size ${size} is over the limit of ${this.limits.fileMax} bytes.`);
+    }
+    return this.#begin(account, { via: 'v1', session: null, step: 1, size, lifeMs: this.limits.mediaUrlLifeMs, secret: { name } }).then((row) => ({
+      key: row.id,
+      expiresAt: row.expiresAt,
+    }));
+  }
+
+  /** Where a v1 upload stands. Unknown, deleted and expired media-urls are errors. */
+  async mediaUrlStatus(account: Account, key: string): Promise<{ offset: number; size: number; expiresAt: number; complete: boolean }> {
+    const row = await this.#live(account, key, 'v1');
+    const offset = await this.#blobs.size(row.id);
+    return { offset, size: row.size, expiresAt: row.expiresAt, complete: row.state === 'completed' };
+  }
+
+  /** One v1 chunk, all or nothing: a wrong offset, an oversized or overlong chunk writes nothing. */
+  async appendChunk(account: Account, key: string, offset: number, chunk: Buffer): Promise<{ offset: number; complete: boolean; expiresAt: number }> {
+    const row = await this.#live(account, key, 'v1');
+    // Checked against the size seen now; the append re-checks the offset under the
+    // object's lock, so a racing chunk cannot slip in between.
+    const current = await this.#blobs.size(row.id);
+    const fail = (code: string, message: string, at = current) =>
+      new AppError('invalid', code, `${message} The upload is at offset ${at}.`, { upload_offset: at });
+    if (row.state === 'completed' || current === row.size) throw fail('upload_complete', 'This upload is already complete.');
+    if (offset !== current) throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`);
+    if (chunk.length === 0) throw fail('empty_chunk', 'The file part is empty.');
+    if (chunk.length > this.limits.chunkMax) throw fail('chunk_too_large', `The chunk of ${chunk.length} bytes is over the limit of ${this.limits.chunkMax} bytes.`);
+    if (offset + chunk.length > row.size) {
+      throw fail('chunk_past_end', `The chunk would end at ${offset + chunk.length}, past the declared size of ${row.size} bytes.`);
+    }
+    try {
+      const next = await this.#append(row, [chunk], { expectOffset: offset, exactBytes: chunk.length });
+      return { offset: next, complete: next === row.size, expiresAt: row.expiresAt };
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'offset_mismatch') throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`, err.details?.upload_offset as number);
+      throw err;
+    }
+  }
+
+  /** DELETE of a media-url: 404 unknown, 410 deleted or expired. */
+  async deleteMediaUrl(account: Account, key: string): Promise<void> {
+    const row = this.#owned(account, key, 'v1');
+    if (row.state === 'deleted' || row.state === 'expired') throw gone(row);
+    if (row.expiresAt <= Date.now()) {
+      await this.#end(row, 'expired');
+      throw gone({ ...row, state: 'expired' });
+    }
+    await this.#end(row, 'deleted');
+  }
+
+  // ---- newer interface: direct and TUS ------------------------------------
+
+  /**
+   * Checks that a file may join a session at this step: the session is the caller's and
+   * alive, the step fits its type, and the step has room for one more file.
+   */
+  admit(account: Account, input: { uploadUid: unknown; step: unknown; size?: number }): { session: SessionRow; step: number } {
+    if (typeof input.uploadUid !== 'string' || input.uploadUid === '') {
+      throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
+    }
+    const session = this.#sessions.get(account, input.uploadUid);
+    const step = typeof input.step === 'number' ? input.step : typeof input.step === 'string' && /^\d{1,2}$/.test(input.step) ? Number(input.step) : NaN;
+    const rules = stepRules(session.type, this.limits.sessionMaxFiles);
+    const rule = rules[step];
+    if (!rule) {
+      const allowed = Object.keys(rules).join(' or ');
+      throw new AppError('invalid', 'invalid_step', `A ${session.type} session takes step ${allowed}; got ${JSON.stringify(input.step ?? null)}.`);
+    }
+    const taken = this.#rows.liveInSession(session.id).filter((u) => u.step === step).length;
+    if (taken >= rule.max) {
+      throw new AppError('invalid', 'step_full', `A ${session.type} session takes at most ${rule.max} ${rule.what} file${rule.max === 1 ? '' : 's'} at step ${step}.`);
+    }
+    if (input.size !== undefined && input.size > this.limits.fileMax) {
+      throw new AppError('too_large', 'file_too_large', `The file is over the limit of ${this.limits.fileMax} bytes.`);
+    }
+    return { session, step };
+  }
+
+  /** A whole file in one request. Commits only when exactly Content-Length bytes arrived. */
+  async direct(
+    account: Account,
+    input: { uploadUid: unknown; step: unknown; name: unknown; clientUploadId: unknown; contentLength: number },
+    body: ByteSource,
+  ): Promise<FileView> {
+    const clientUploadId = cleanClientId(input.clientUploadId);
+    const { session, step } = this.admit(account, { uploadUid: input.uploadUid, step: input.step, size: input.contentLength });
+    const name = cleanName(input.name);
+    const clientRef = clientUploadId === undefined ? null : this.#clientRef(session.id, clientUploadId);
+    if (clientRef) {
+      const first = this.#rows.byClientRef(session.id, clientRef);
+      if (first?.state === 'completed') return this.view(first);
+      if (first?.state === 'uploading') {
+        throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is still in progress.');
+      }
+      if (first) this.#rows.delete(first.id); // deleted or expired: the id may be used again
+    }
+    const row = await this.#begin(account, {
+      via: 'direct',
+      session,
+      step,
+      size: input.contentLength,
+      lifeMs: session.expiresAt - Date.now(),
+      secret: { name, clientUploadId },
+      clientRef,
+    });
+    try {
+      await this.#append(row, body, { expectOffset: 0, exactBytes: input.contentLength });
+    } catch (err) {
+      await this.#discard(row);
+      if (err instanceof SizeLimitError) {
+        throw new AppError('bad_request', 'length_mismatch', `The body held ${err.kind === 'exact' && err.received > err.limit ? 'more' : 'fewer'} bytes than its Content-Length of ${input.contentLength}; nothing was stored.`);
+      }
+      throw err;
+    }
+    return this.view({ ...row, state: 'completed' });
+  }
+
+  /** Creates a TUS upload (after admit()). */
+  async beginTus(
+    account: Account,
+    input: { id: string; session: SessionRow; step: number; size: number; metadata: Record<string, string | null> },
+  ): Promise<UploadRow> {
+    const name = cleanName(input.metadata.name ?? input.metadata.filename);
+    const clientUploadId = cleanClientId(input.metadata.client_upload_id);
+    return this.#begin(account, {
+      id: input.id,
+      via: 'tus',
+      session: input.session,
+      step: input.step,
+      size: input.size,
+      lifeMs: input.session.expiresAt - Date.now(),
+      secret: { name, clientUploadId, metadata: input.metadata },
+      clientRef: null,
+    });
+  }
+
+  /** Appends a PATCH body; bytes that arrived before a broken connection are kept. */
+  async appendTus(id: string, body: ByteSource, offset: number): Promise<number> {
+    const row = this.#rows.byId(id);
+    if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
+    return this.#append(row, body, { expectOffset: offset, maxBytes: row.size - offset, keepPartial: true });
+  }
+
+  /** A TUS upload as @tus/server needs it, for its owner only. */
+  async tusState(id: string): Promise<{ row: UploadRow; offset: number; metadata: Record<string, string | null> }> {
+    const row = STORAGE_UID.test(id) ? this.#rows.byId(id) : undefined;
+    if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
+    const offset = await this.#blobs.size(id);
+    return { row, offset, metadata: this.#secret(row).metadata ?? {} };
+  }
+
+  /** The upload, if the account owns it; 404 otherwise. */
+  owned(account: Account, id: string): UploadRow {
+    return this.#owned(account, id);
+  }
+
+  async remove(id: string): Promise<void> {
+    const row = this.#rows.byId(id);
+    if (row && (row.state === 'uploading' || row.state === 'completed')) await this.#end(row, 'deleted');
+  }
+
+  listFiles(session: SessionRow): FileView[] {
+    return this.#rows.liveInSession(session.id).map((r) => this.view(r));
+  }
+
+  view(row: UploadRow): FileView {
+    return {
+      storage_uid: row.id,
+      name: this.#secret(row).name,
+      step: row.step,
+      size: row.size,
+      status: row.state === 'completed' ? 'completed' : 'uploading',
+    };
+  }
+
+  /** The original file name, for naming outputs. */
+  nameOf(row: UploadRow): string {
+    return this.#secret(row).name;
+  }
+
+  /** The plaintext bytes of a completed upload. */
+  read(row: UploadRow, range?: { start?: number; end?: number }) {
+    return this.#blobs.read(row.id, range);
+  }
+
+  /** Destroys the bytes of every upload whose life is over. Returns how many. */
+  async expire(now = Date.now()): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const batch = this.#rows.expiredBefore(now, 100);
+      if (!batch.length) return n;
+      for (const row of batch) await this.#end(row, 'expired');
+      n += batch.length;
+    }
+  }
+
+  /**
+   * At start: a direct upload caught mid-body by a crash was never acknowledged, so it is
+   * discarded whole (TUS and v1 uploads resume instead). Returns how many.
+   */
+  async recover(): Promise<number> {
+    const stale = this.#rows.byViaState('direct', 'uploading');
+    for (const row of stale) await this.#discard(row);
+    return stale.length;
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  async #begin(
+    account: Account,
+    o: {
+      id?: string;
+      via: UploadVia;
+      session: SessionRow | null;
+      step: number;
+      size: number;
+      lifeMs: number;
+      secret: UploadPrivate;
+      clientRef?: Buffer | null;
+    },
+  ): Promise<UploadRow> {
+    const id = o.id ?? newId('st', 16);
+    const now = Date.now();
+    const row: UploadRow = {
+      id,
+      accountId: account.id,
+      sessionId: o.session?.id ?? null,
+      via: o.via,
+      step: o.step,
+      size: o.size,
+      sealed: this.#sealer.seal(`upload:${id}`, o.secret),
+      clientRef: o.clientRef ?? null,
+      state: o.size === 0 ? 'completed' : 'uploading',
+      createdAt: now,
+      expiresAt: now + Math.max(0, o.lifeMs),
+      completedAt: o.size === 0 ? now : null,
+      endedAt: null,
+    };
+    try {
+      this.#rows.insert(row);
+    } catch (err) {
+      if (/UNIQUE/.test(String(err))) throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is already under way.');
+      throw err;
+    }
+    try {
+      await this.#blobs.create(id);
+    } catch (err) {
+      this.#rows.delete(id);
+      throw err;
+    }
+    return row;
+  }
+
+  /** Appends (the store checks the offset under the object's lock) and marks the upload complete once whole. */
+  async #append(row: UploadRow, body: ByteSource, opts: Parameters<BlobStore['append']>[2]): Promise<number> {
+    let next: number;
+    try {
+      next = await this.#blobs.append(row.id, body, opts);
+    } catch (err) {
+      if (err instanceof OffsetMismatchError) {
+        throw new AppError('conflict', 'offset_mismatch', `The offset does not match; the upload is at ${err.current}.`, { upload_offset: err.current });
+      }
+      throw err;
+    }
+    if (next === row.size && row.state !== 'completed') this.#rows.setState(row.id, 'completed', Date.now());
+    return next;
+  }
+
+  #owned(account: Account, id: string, via?: UploadVia): UploadRow {
+    const row = typeof id === 'string' && STORAGE_UID.test(id) ? this.#rows.byId(id) : undefined;
+    if (!row || row.accountId !== account.id || (via && row.via !== via)) {
+      throw new AppError('not_found', 'upload_not_found', 'No such upload.');
+    }
+    return row;
+  }
+
+  /** A live upload of the caller; an expired one is destroyed on the spot. */
+  async #live(account: Account, id: string, via: UploadVia): Promise<UploadRow> {
+    const row = this.#owned(account, id, via);
+    if (row.state === 'deleted' || row.state === 'expired') throw gone(row);
+    if (row.expiresAt <= Date.now()) {
+      await this.#end(row, 'expired');
+      throw gone({ ...row, state: 'expired' });
+    }
+    return row;
+  }
+
+  /** Destroys the bytes; keeps a tombstone row so later calls can answer 410. */
+  async #end(row: UploadRow, state: 'deleted' | 'expired'): Promise<void> {
+    await this.#blobs.delete(row.id);
+    this.#rows.setState(row.id, state, Date.now());
+  }
+
+  /** Removes every trace of an upload that never completed (a cut-short direct upload). */
+  async #discard(row: UploadRow): Promise<void> {
+    await this.#blobs.delete(row.id);
+    this.#rows.delete(row.id);
+  }
+
+  #secret(row: UploadRow): UploadPrivate {
+    return this.#sealer.open<UploadPrivate>(`upload:${row.id}`, row.sealed);
+  }
+
+  #clientRef(sessionId: string, clientUploadId: string): Buffer {
+    return createHmac('sha256', this.#clientRefKey).update(`${sessionId}\0${clientUploadId}`).digest();
+  }
+}
+
+function gone(row: Pick<UploadRow, 'state'>): AppError {
+  return row.state === 'deleted'
+    ? new AppError('gone', 'upload_deleted', 'This upload was deleted.')
+    : new AppError('gone', 'upload_expired', 'This upload has expired and its bytes were destroyed.');
+}
+
+/** A file name as the user gave it, minus any path and control characters. */
+export function cleanName(raw: unknown): string {
+  if (raw === undefined || raw === null || raw === '') return 'file';
+  if (typeof raw !== 'string') throw new AppError('invalid', 'invalid_name', 'name must be a string.');
+  let name = raw;
+  if (/%[0-9A-Fa-f]{2}/.test(name)) {
+    try {
+      name = decodeURIComponent(name);
+    } catch {
+      /* not percent-encoded after all */
+    }
+  }
+  name = name.split(/[\\/]/).pop() ?? '';
+  name = name.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  if (name === '' || name === '.' || name === '..') name = 'file';
+  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) {
+    throw new AppError('invalid', 'name_too_long', `The file name is longer than ${MAX_NAME_BYTES} bytes.`);
+  }
+  return name;
+}
+
+function cleanClientId(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string' || raw.length > MAX_CLIENT_ID || /[\u0000-\u001f\u007f]/.test(raw)) {
+    throw new AppError('invalid', 'invalid_client_upload_id', `The client upload id must be printable text of at most ${MAX_CLIENT_ID} characters.`);
+  }
+  return raw;
+}

@@ -1,0 +1,53 @@
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Sessions } from '../../domain/sessions.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import type { SessionType } from '../../store/repositories.ts';
+import { readObject } from '../body.ts';
+import type { AppState, RouteCtx } from '../context.ts';
+import { requireKey } from '../middleware/auth.ts';
+
+// Sessions of the three products, and the files each holds:
+//   hide/reveal: /api/session,  analyse: /api/analyse/session,  convert: /api/convert/session
+export function sessionRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uploads: Uploads }): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireKey(deps.apiKeys, 'x-api-key');
+
+  const create = (allowed: readonly SessionType[], fixed?: SessionType) => async (ctx: RouteCtx) => {
+    const body = await readObject(ctx);
+    const unknown = Object.keys(body).filter((k) => k !== 'type');
+    if (unknown.length) throw new AppError('invalid', 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
+    let type = fixed;
+    if (body.type !== undefined || !fixed) {
+      if (typeof body.type !== 'string' || !allowed.includes(body.type as SessionType)) {
+        throw new AppError('invalid', 'invalid_session_type', `type must be ${allowed.map((t) => `"${t}"`).join(' or ')}.`);
+      }
+      type = body.type as SessionType;
+    }
+    const session = deps.sessions.create(ctx.state.account!, type!);
+    ctx.status = 201;
+    ctx.body = deps.sessions.describe(session);
+  };
+
+  const files = (types: readonly SessionType[]) => (ctx: RouteCtx) => {
+    const session = deps.sessions.get(ctx.state.account!, ctx.params.uid, types);
+    ctx.body = { upload_uid: session.id, files: deps.uploads.listFiles(session) };
+  };
+
+  const one = (types: readonly SessionType[]) => (ctx: RouteCtx) => {
+    const session = deps.sessions.get(ctx.state.account!, ctx.params.uid, types);
+    ctx.body = deps.sessions.describe(session);
+  };
+
+  router.post('/api/session', auth, create(['hide', 'reveal']));
+  router.post('/api/analyse/session', auth, create(['analyse'], 'analyse'));
+  router.post('/api/convert/session', auth, create(['convert'], 'convert'));
+  router.get('/api/session/:uid', auth, one(['hide', 'reveal']));
+  router.get('/api/analyse/session/:uid', auth, one(['analyse']));
+  router.get('/api/convert/session/:uid', auth, one(['convert']));
+  router.get('/api/session/:uid/files', auth, files(['hide', 'reveal']));
+  router.get('/api/analyse/session/:uid/files', auth, files(['analyse']));
+  router.get('/api/convert/session/:uid/files', auth, files(['convert']));
+  return router;
+}

@@ -1,0 +1,106 @@
+// /api/tus: TUS 1.0.0 through @tus/server (one handler per method), over the domain's
+// uploads. Koa authenticates first; the tus server then sees the account through a
+// WeakMap keyed by the Node request, and hands out Locations on the request's network.
+import type { IncomingMessage } from 'node:http';
+import { Router } from '@koa/router';
+import { Server, MemoryLocker } from '@tus/server';
+import { NodeRequest } from 'srvx/node';
+import type { Upload } from '@tus/utils';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import { AppError } from '../../domain/errors.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import type { Account } from '../../store/repositories.ts';
+import type { AppState, RouteCtx } from '../context.ts';
+import { STATUS_OF } from '../middleware/errors.ts';
+import { requireKey } from '../middleware/auth.ts';
+import { SessionTusStore } from '../tus/data-store.ts';
+
+interface RequestFacts {
+  account?: Account;
+  origin: string;
+}
+
+type TusRequest = Request & { runtime?: { node?: { req: IncomingMessage } } };
+
+const TUS_CODES: Record<number, string> = {
+  400: 'bad_request',
+  403: 'forbidden',
+  404: 'upload_not_found',
+  409: 'offset_mismatch',
+  410: 'upload_expired',
+  412: 'tus_version_required',
+  413: 'file_too_large',
+  415: 'unsupported_media_type',
+  460: 'checksum_mismatch',
+  500: 'internal_error',
+  501: 'not_implemented',
+};
+
+export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLifeMs: number }): Router<AppState> {
+  const facts = new WeakMap<IncomingMessage, RequestFacts>();
+  const factsOf = (req: Request): RequestFacts => {
+    const node = (req as TusRequest).runtime?.node?.req;
+    const f = node && facts.get(node);
+    if (!f) throw new AppError('unauthorized', 'missing_api_key', 'An API key is required: send it in the X-Api-Key header.');
+    return f;
+  };
+  const accountOf = (req: Request): Account => {
+    const a = factsOf(req).account;
+    if (!a) throw new AppError('unauthorized', 'missing_api_key', 'An API key is required: send it in the X-Api-Key header.');
+    return a;
+  };
+
+  const store = new SessionTusStore(deps.uploads, deps.sessionLifeMs);
+  const tus = new Server({
+    path: '/api/tus',
+    datastore: store,
+    locker: new MemoryLocker(),
+    maxSize: deps.uploads.limits.fileMax,
+    respectForwardedHeaders: false,
+    namingFunction: () => newId('st', 16),
+    generateUrl: (req, { path, id }) => new URL(`${path}/${id}`, factsOf(req).origin).toString(),
+    onUploadCreate: async (req, upload: Upload) => {
+      const md = upload.metadata ?? {};
+      const { session, step } = deps.uploads.admit(accountOf(req), { uploadUid: md.upload_uid, step: md.step, size: upload.size });
+      store.pending.set(upload.id, { account: accountOf(req), session, step });
+      return {};
+    },
+    onIncomingRequest: async (req, id) => {
+      if (req.method !== 'POST') deps.uploads.owned(accountOf(req), id);
+    },
+    onResponseError: (_req, err) => {
+      if (err instanceof AppError) {
+        return { status_code: STATUS_OF[err.kind], body: JSON.stringify({ error: err.code, message: err.message, ...(err.details ?? {}) }) };
+      }
+      const e = err as { status_code?: number; body?: string };
+      const status = typeof e.status_code === 'number' ? e.status_code : 500;
+      const message = status >= 500 ? 'The upload could not be stored; try again.' : (e.body ?? 'Bad request').trim();
+      return { status_code: status, body: JSON.stringify({ error: TUS_CODES[status] ?? 'tus_error', message }) };
+    },
+  });
+
+  const auth = requireKey(deps.apiKeys, 'x-api-key');
+  // The tus server answers with a web Response; Koa sends it, so the response goes through
+  // the same headers, error boundary and access log as every other route.
+  const handle = async (ctx: RouteCtx) => {
+    facts.set(ctx.req, { account: ctx.state.account, origin: ctx.state.origin });
+    const response = await tus.handleWeb(new NodeRequest({ req: ctx.req, res: ctx.res }) as unknown as Request);
+    ctx.status = response.status;
+    response.headers.forEach((value, name) => {
+      if (name !== 'content-type' && name !== 'content-length') ctx.set(name, value);
+    });
+    const text = await response.text();
+    if (text) {
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = text;
+    } else if (ctx.status !== 204) {
+      ctx.body = '';
+      ctx.remove('Content-Type');
+    }
+  };
+  const router = new Router<AppState>();
+  router.options(['/api/tus', '/api/tus/:id'], handle); // CORS preflight carries no key
+  router.all(['/api/tus', '/api/tus/:id'], auth, handle);
+  return router;
+}

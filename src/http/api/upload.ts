@@ -1,0 +1,47 @@
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import type { AppState } from '../context.ts';
+import { requireKey } from '../middleware/auth.ts';
+
+// POST /api/upload: one whole file as the raw body. Content-Length is required (a body cut
+// short must never pass for a whole file) and is checked against the cap before a byte is read.
+export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Router<AppState> {
+  const router = new Router<AppState>();
+  router.post('/api/upload', requireKey(deps.apiKeys, 'x-api-key'), async (ctx) => {
+    try {
+      const te = ctx.get('transfer-encoding');
+      const cl = ctx.get('content-length');
+      if (te || cl === '') {
+        throw new AppError('length_required', 'length_required', 'Send the file with a Content-Length header; chunked bodies are not accepted here (use /api/tus to stream).');
+      }
+      if (!/^\d{1,16}$/.test(cl)) throw new AppError('bad_request', 'invalid_content_length', 'Content-Length is not a byte count.');
+      const length = Number(cl);
+      const cap = Math.min(deps.uploads.limits.directUploadMax, deps.uploads.limits.fileMax);
+      if (length > cap) {
+        throw new AppError('too_large', 'file_too_large', `The file is ${length} bytes; direct uploads take at most ${cap} bytes (use /api/tus for larger files).`, {
+          max_upload_bytes: cap,
+        });
+      }
+      const file = await deps.uploads.direct(
+        ctx.state.account!,
+        {
+          uploadUid: ctx.get('x-upload-uid') || undefined,
+          step: ctx.get('x-upload-step') || undefined,
+          name: ctx.get('x-filename') || undefined,
+          clientUploadId: ctx.get('x-client-upload-id') || undefined,
+          contentLength: length,
+        },
+        ctx.req,
+      );
+      ctx.status = 201;
+      ctx.body = { file };
+    } catch (err) {
+      // Whatever of the body is still coming is not wanted: close rather than drain it.
+      if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
+      throw err;
+    }
+  });
+  return router;
+}

@@ -1,0 +1,44 @@
+import type { SessionRepository, SessionRow, SessionType } from '../repositories.ts';
+import type { Db } from './db.ts';
+
+interface Row {
+  id: string;
+  account_id: string;
+  type: string;
+  created_at: number;
+  expires_at: number;
+}
+
+const toSession = (r: Row): SessionRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  type: r.type as SessionType,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
+
+export class SqliteSessions implements SessionRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(s: SessionRow): void {
+    this.db
+      .prepare('INSERT INTO sessions (id, account_id, type, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(s.id, s.accountId, s.type, s.createdAt, s.expiresAt);
+  }
+
+  byId(id: string): SessionRow | undefined {
+    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    return r && toSession(r);
+  }
+
+  expiredBefore(at: number, limit: number): SessionRow[] {
+    return (this.db.prepare('SELECT * FROM sessions WHERE expires_at <= ? LIMIT ?').all(at, limit) as unknown as Row[]).map(toSession);
+  }
+
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  }
+}

@@ -1,0 +1,277 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import * as tus from 'tus-js-client';
+import { test } from './helpers/test.ts';
+import { startService, tempDir } from './helpers/service.ts';
+import { payload, sha256 } from './helpers/payload.ts';
+import { loadConfig } from '../src/config.ts';
+import { createServices } from '../src/services.ts';
+
+const MiB = 1024 * 1024;
+
+function b64(s: string) {
+  return Buffer.from(s).toString('base64');
+}
+
+async function storedSha(services: { uploads: any; repos: any }, id: string): Promise<string> {
+  const row = services.repos.uploads.byId(id);
+  const parts: Buffer[] = [];
+  for await (const c of services.uploads.read(row)) parts.push(c as Buffer);
+  return sha256(Buffer.concat(parts));
+}
+
+test('tus-js-client: 20 MiB in 5 MiB chunks, aborted after two chunks, resumed, stored intact', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const session = await svc.api('POST', '/api/convert/session', key, {});
+  t.is(session.status, 201);
+  const data = payload(20 * MiB);
+
+  let chunksDone = 0;
+  let uploadUrl = '';
+  const upload = await new Promise<tus.Upload>((resolve, reject) => {
+    const u: tus.Upload = new tus.Upload(data, {
+      endpoint: `${svc.url.onion}/api/tus`,
+      chunkSize: 5 * MiB,
+      retryDelays: [],
+      headers: { 'X-Api-Key': key },
+      metadata: { upload_uid: session.body.upload_uid, step: '1', name: 'source.mp4', client_upload_id: 'c-1' },
+      onChunkComplete: () => {
+        chunksDone++;
+        if (chunksDone === 2) {
+          uploadUrl = u.url!;
+          u.abort().then(() => resolve(u), reject);
+        }
+      },
+      onError: reject,
+      onSuccess: () => reject(new Error('should have been aborted')),
+    });
+    u.start();
+  });
+  t.regex(uploadUrl, new RegExp(`^${svc.url.onion}/api/tus/st_`), 'Location is absolute, on the network the request came in on');
+
+  const head = await fetch(uploadUrl, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
+  t.is(head.headers.get('upload-offset'), String(10 * MiB));
+
+  await new Promise<void>((resolve, reject) => {
+    const resumed = new tus.Upload(data, {
+      uploadUrl,
+      chunkSize: 5 * MiB,
+      retryDelays: [],
+      headers: { 'X-Api-Key': key },
+      onChunkComplete: (_n, sent) => {
+        if (sent <= 10 * MiB) reject(new Error(`resumed from the start: ${sent}`));
+      },
+      onError: reject,
+      onSuccess: () => resolve(),
+    });
+    resumed.start();
+  });
+  void upload;
+  const id = uploadUrl.split('/').pop()!;
+  t.is(await storedSha(svc.services, id), sha256(data));
+  const files = await svc.api('GET', `/api/convert/session/${session.body.upload_uid}/files`, key);
+  t.deepEqual(files.body.files, [{ storage_uid: id, name: 'source.mp4', step: 1, size: data.length, status: 'completed' }]);
+});
+
+test('TUS create validates the metadata: unknown session 404, expired 410, wrong step 422, other account 404', async (t) => {
+  const svc = await startService({ OBSCURA_SESSION_LIFE: '2s' });
+  t.teardown(() => svc.close());
+  const alice = svc.account();
+  const bob = svc.account();
+  const create = (key: string, md: Record<string, string>, length = 10) =>
+    fetch(`${svc.url.clearnet}/api/tus`, {
+      method: 'POST',
+      headers: {
+        'X-Api-Key': key,
+        'Tus-Resumable': '1.0.0',
+        'Upload-Length': String(length),
+        'Upload-Metadata': Object.entries(md).map(([k, v]) => `${k} ${b64(v)}`).join(','),
+      },
+    });
+  const s = await svc.api('POST', '/api/session', alice.key, { type: 'reveal' });
+  const uid = s.body.upload_uid;
+
+  let r = await create(alice.key, { upload_uid: 'up_doesnotexist', step: '1' });
+  t.is(r.status, 404);
+  t.like(await r.json(), { error: 'session_not_found' });
+  r = await create(bob.key, { upload_uid: uid, step: '1' });
+  t.is(r.status, 404, "another account's session looks like no session");
+  r = await create(alice.key, { upload_uid: uid, step: '2' });
+  t.is(r.status, 422);
+  t.like(await r.json(), { error: 'invalid_step' });
+  r = await create(alice.key, { step: '1' });
+  t.is(r.status, 422);
+  r = await create(alice.key, { upload_uid: uid, step: '1' }, 3 * 1024 * 1024 * 1024);
+  t.is(r.status, 413);
+  r = await create(alice.key, { upload_uid: uid, step: '1', name: 'x.png' });
+  t.is(r.status, 201);
+  const location = r.headers.get('location')!;
+  r = await create(alice.key, { upload_uid: uid, step: '1', name: 'y.png' });
+  t.is(r.status, 422, 'a reveal session takes one file');
+
+  // bob cannot see, patch or delete alice's upload
+  for (const method of ['HEAD', 'PATCH', 'DELETE']) {
+    const res = await fetch(location, {
+      method,
+      headers: { 'X-Api-Key': bob.key, 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+      body: method === 'PATCH' ? 'x' : undefined,
+    });
+    t.is(res.status, 404, method);
+  }
+
+  await new Promise((r) => setTimeout(r, 2100));
+  r = await create(alice.key, { upload_uid: uid, step: '1' });
+  t.is(r.status, 410);
+  t.like(await r.json(), { error: 'session_expired' });
+  const head = await fetch(location, { method: 'HEAD', headers: { 'X-Api-Key': alice.key, 'Tus-Resumable': '1.0.0' } });
+  t.is(head.status, 410);
+});
+
+test('TUS creation-with-upload, termination, and metadata never stored in the clear', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const s = await svc.api('POST', '/api/analyse/session', key, {});
+  const data = payload(300_000);
+  const name = 'Whistleblower-Evidence-Final.jpg';
+  const r = await fetch(`${svc.url.i2p}/api/tus`, {
+    method: 'POST',
+    headers: {
+      'X-Api-Key': key,
+      'Tus-Resumable': '1.0.0',
+      'Upload-Length': String(data.length),
+      'Content-Type': 'application/offset+octet-stream',
+      'Upload-Metadata': `upload_uid ${b64(s.body.upload_uid)},step ${b64('1')},name ${b64(name)}`,
+    },
+    body: data,
+  });
+  t.is(r.status, 201);
+  t.is(r.headers.get('upload-offset'), String(data.length));
+  const location = r.headers.get('location')!;
+  t.true(location.startsWith(svc.url.i2p));
+  const { filesContaining } = await import('./helpers/files.ts');
+  t.deepEqual(filesContaining(svc.dataDir, name), [], 'the file name is sealed');
+  const files = await svc.api('GET', `/api/analyse/session/${s.body.upload_uid}/files`, key);
+  t.is(files.body.files[0].name, name);
+  t.is(files.body.files[0].status, 'completed');
+
+  const del = await fetch(location, { method: 'DELETE', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
+  t.is(del.status, 204);
+  const after = await fetch(location, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
+  t.true([404, 410].includes(after.status));
+  t.deepEqual((await svc.api('GET', `/api/analyse/session/${s.body.upload_uid}/files`, key)).body.files, []);
+});
+
+// ---- crash: SIGKILL in the middle of a PATCH -----------------------------------
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startChild(dataDir: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', './test/helpers/no-egress.ts', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      OBSCURA_DATA_DIR: dataDir,
+      OBSCURA_CLEARNET_LISTEN: `127.0.0.1:${port}`,
+      OBSCURA_ONION_LISTEN: 'off',
+      OBSCURA_I2P_LISTEN: 'off',
+      OBSCURA_LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      if (out.includes('is up')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return child;
+}
+
+test('SIGKILL mid-PATCH: after restart HEAD reports only durable bytes and the upload completes intact', async (t) => {
+  const dataDir = tempDir();
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  // accounts are made with the real services on the same folder, then released
+  {
+    const config = loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_LOG_LEVEL: 'silent' });
+    const s = await createServices(config);
+    s.accounts.create('crash@example.org', { verified: true });
+    var key = s.apiKeys.issue('crash@example.org').key;
+    await s.close();
+  }
+  let child = await startChild(dataDir, port);
+  t.teardown(() => child.kill('SIGKILL'));
+  const session = await (await fetch(`${origin}/api/convert/session`, { method: 'POST', headers: { 'X-Api-Key': key } })).json() as any;
+  const data = payload(24 * MiB);
+  const created = await fetch(`${origin}/api/tus`, {
+    method: 'POST',
+    headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Length': String(data.length), 'Upload-Metadata': `upload_uid ${b64(session.upload_uid)},step ${b64('1')},name ${b64('big.mov')}` },
+  });
+  const location = created.headers.get('location')!;
+
+  // one PATCH of the whole file, trickled; the server dies while it is arriving
+  const { request } = await import('node:http');
+  await new Promise<void>((resolve) => {
+    const req = request(location, {
+      method: 'PATCH',
+      headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(data.length) },
+    });
+    req.on('error', () => resolve());
+    req.on('response', () => resolve());
+    let sent = 0;
+    const pump = () => {
+      while (sent < data.length) {
+        const n = Math.min(256 * 1024, data.length - sent);
+        const ok = req.write(data.subarray(sent, sent + n));
+        sent += n;
+        if (sent >= 9 * MiB && !child.killed) {
+          setTimeout(() => child.kill('SIGKILL'), 50);
+          return;
+        }
+        if (!ok) return void req.once('drain', pump);
+      }
+    };
+    pump();
+  });
+  await new Promise((r) => child.once('exit', r));
+
+  child = await startChild(dataDir, port);
+  const head = await fetch(location, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
+  t.is(head.status, 200);
+  const offset = Number(head.headers.get('upload-offset'));
+  // the first 8 MiB were checkpointed before the kill at ~9 MiB; nothing past what arrived
+  t.true(offset >= 8 * MiB && offset <= 9 * MiB + 256 * 1024, `offset ${offset}`);
+
+  // resume from HEAD with a real client
+  await new Promise<void>((resolve, reject) => {
+    new tus.Upload(data, {
+      uploadUrl: location,
+      chunkSize: 5 * MiB,
+      retryDelays: [],
+      headers: { 'X-Api-Key': key },
+      onError: reject,
+      onSuccess: () => resolve(),
+    }).start();
+  });
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+
+  const s = await createServices(loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_LOG_LEVEL: 'silent' }));
+  t.is(await storedSha(s, location.split('/').pop()!), sha256(data));
+  await s.close();
+  const { filesContaining } = await import('./helpers/files.ts');
+  const { MARKER } = await import('./helpers/payload.ts');
+  t.deepEqual(filesContaining(path.resolve(dataDir), MARKER), []);
+});
