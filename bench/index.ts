@@ -2,6 +2,7 @@
 // baseline measured in the same run.
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   store: () => import('./store.ts'),
+  upload: () => import('./upload.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -91,7 +91,7 @@ async function readChunk(ctx: Ctx, chunkMax: number, current: number): Promise<{
     try {
       bb = busboy({
         headers: ctx.req.headers,
-        limits: { fileSize: chunkMax, files: 3, fields: 6, parts: 8, fieldSize: 64, headerPairs: 16 },
+        limits: { fileSize: chunkMax + 1, files: 3, fields: 6, parts: 8, fieldSize: 64, headerPairs: 16 },
       });
     } catch {
       reject(bad('malformed_multipart', 'The multipart body could not be parsed.'));
@@ -126,7 +126,7 @@ async function readChunk(ctx: Ctx, chunkMax: number, current: number): Promise<{
   if (form.offsets.length > 1) throw bad('repeated_offset', 'The offset field appears more than once.');
   if (form.files.length === 0) throw bad('missing_file', 'The file part is missing.');
   if (form.files.length > 1) throw bad('repeated_file', 'The file part appears more than once.');
-  if (form.tooLarge) throw bad('chunk_too_large', `The chunk is over the limit of ${chunkMax} bytes.`);
+  if (form.tooLarge || form.files[0].length > chunkMax) throw bad('chunk_too_large', `The chunk is over the limit of ${chunkMax} bytes.`);
   const raw = form.offsets[0].trim();
   if (/^-\d+$/.test(raw)) throw bad('invalid_offset', `offset ${raw} is negative.`);
   if (!/^\d+$/.test(raw)) throw bad('invalid_offset', 'offset must be a whole number of bytes.');

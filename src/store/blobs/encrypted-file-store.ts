@@ -38,6 +38,7 @@ export const DEFAULT_FRAME_SIZE = 128 * 1024;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const WRITE_BATCH = 1024 * 1024;
 const CHECKPOINT = 8 * 1024 * 1024;
+const EARLY_SYNC = 2 * 1024 * 1024;
 const JOURNAL_MAGIC = Buffer.from('OBJ1');
 
 export class EncryptedFileStore implements BlobStore {
@@ -93,6 +94,7 @@ export class EncryptedFileStore implements BlobStore {
 
   async #append(id: string, p: Paths, source: ByteSource, opts: AppendOptions): Promise<number> {
     const fh = await openExisting(p.file, 'r+');
+    let syncing: Promise<void> | undefined;
     try {
       const codec = await this.#codec(id, fh);
       const { frames, size, lastLength } = codec.layout((await fh.stat()).size);
@@ -117,6 +119,16 @@ export class EncryptedFileStore implements BlobStore {
       // One write in flight while the next batch is sealed: the disk copy runs on libuv's
       // pool while this thread encrypts.
       let inflight: Promise<void> | undefined;
+      // Dirty pages are flushed in the background while more bytes arrive, so the datasync
+      // that makes an append durable only has the last stretch left to write.
+      let unsynced = 0;
+      syncing = undefined;
+      const startSync = () => {
+        if (syncing || unsynced < EARLY_SYNC) return;
+        unsynced = 0;
+        syncing = fh.datasync().finally(() => (syncing = undefined));
+        syncing.catch(() => {});
+      };
       const flush = async (drain = false) => {
         if (batch.length) {
           if (!journaled) {
@@ -129,7 +141,8 @@ export class EncryptedFileStore implements BlobStore {
           writePos += batchBytes;
           batch = [];
           batchBytes = 0;
-          inflight = writevAll(fh, parts, at);
+          unsynced += parts.reduce((n, b) => n + b.length, 0);
+          inflight = writevAll(fh, parts, at).then(startSync);
           inflight.catch(() => {}); // awaited below; never unhandled
         }
         if (drain) {
@@ -215,6 +228,7 @@ export class EncryptedFileStore implements BlobStore {
       await dropJournal(p);
       return size + received;
     } finally {
+      await (syncing as Promise<void> | undefined)?.catch(() => {});
       await fh.close();
     }
   }
