@@ -3,6 +3,7 @@
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   store: () => import('./store.ts'),
   upload: () => import('./upload.ts'),
+  convert: () => import('./convert.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

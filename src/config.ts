@@ -1,6 +1,7 @@
 // Every setting, from the environment, validated once at start. A bad value stops the
 // process with a message that names the variable; nothing is silently coerced.
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import pkg from '../package.json' with { type: 'json' };
@@ -130,6 +131,14 @@ const schema = {
   OBSCURA_MEDIA_URL_LIFE: [duration, '24h'],
   OBSCURA_SESSION_MAX_FILES: [int(1, 1000), '20'],
   OBSCURA_SCRATCH_DIR: [z.string().min(1), '/dev/shm'],
+  OBSCURA_WORKERS: [z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]), 'auto'],
+  OBSCURA_JOB_TIME_LIMIT: [duration, '15m'],
+  OBSCURA_RESULT_EXPIRY_DEFAULT: [duration, '1d'],
+  OBSCURA_RESULT_EXPIRY_MAX: [duration, '7d'],
+  OBSCURA_MAX_PIXELS: [int(1, 1_000_000_000), '50000000'],
+  OBSCURA_MAX_FRAMES: [int(1, 1_000_000), '1000'],
+  OBSCURA_MAX_VIDEO_DURATION: [duration, '1h'],
+  OBSCURA_MAX_VIDEO_RESOLUTION: [z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected WIDTHxHEIGHT, such as 7680x4320'), '7680x4320'],
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OBSCURA_MAINTENANCE: [bool, 'off'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: [int(1, 86_400), '300'],
@@ -154,6 +163,19 @@ export interface Config {
     sessionMaxFiles: number;
   };
   scratchDir: string;
+  jobs: {
+    workers: number;
+    timeLimitMs: number;
+    expiryDefaultMs: number;
+    expiryMaxMs: number;
+  };
+  media: {
+    maxPixels: number;
+    maxFrames: number;
+    maxDurationS: number;
+    maxVideoWidth: number;
+    maxVideoHeight: number;
+  };
   logLevel: Raw['OBSCURA_LOG_LEVEL'];
   maintenance: { on: boolean; retryAfterS: number };
   version: string;
@@ -215,6 +237,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxFiles: r.OBSCURA_SESSION_MAX_FILES,
     },
     scratchDir: r.OBSCURA_SCRATCH_DIR,
+    jobs: {
+      workers: r.OBSCURA_WORKERS === 'auto' ? os.availableParallelism() : r.OBSCURA_WORKERS,
+      timeLimitMs: r.OBSCURA_JOB_TIME_LIMIT,
+      expiryDefaultMs: r.OBSCURA_RESULT_EXPIRY_DEFAULT,
+      expiryMaxMs: r.OBSCURA_RESULT_EXPIRY_MAX,
+    },
+    media: {
+      maxPixels: r.OBSCURA_MAX_PIXELS,
+      maxFrames: r.OBSCURA_MAX_FRAMES,
+      maxDurationS: Math.floor(r.OBSCURA_MAX_VIDEO_DURATION / 1000),
+      maxVideoWidth: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[0]),
+      maxVideoHeight: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[1]),
+    },
     logLevel: r.OBSCURA_LOG_LEVEL,
     maintenance: { on: r.OBSCURA_MAINTENANCE, retryAfterS: r.OBSCURA_MAINTENANCE_RETRY_AFTER },
     version: pkg.version,

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     log.warn({ scratch: config.scratchDir }, 'scratch folder is not on a memory-backed filesystem; media tools will write plaintext to disk');
   }
   await services.scratch.sweep();
+  services.jobs.start();
 
   const listeners: Listener[] = [];
   for (const network of NETWORKS) {
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
 
   // expired uploads are destroyed within a minute even if nobody asks for them
   const janitor = setInterval(() => {
-    services.uploads.expire().catch((err) => log.error({ err }, 'expiry sweep failed'));
+    services.uploads.expire().catch((err) => log.error({ err }, 'upload expiry sweep failed'));
+    services.jobs.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
   }, 60_000);
   janitor.unref();
 

@@ -5,10 +5,13 @@ import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
 import { ApiKeys } from './domain/api-keys.ts';
+import { Jobs } from './domain/jobs.ts';
 import { Maintenance } from './domain/maintenance.ts';
+import { convertRunner } from './domain/runners/convert.ts';
 import { Sessions } from './domain/sessions.ts';
 import { Uploads } from './domain/uploads.ts';
 import { createLogger, type Logger } from './log.ts';
+import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './store/blobs/blob-store.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey } from './store/master-key.ts';
@@ -30,6 +33,8 @@ export interface Services {
   maintenance: Maintenance;
   sessions: Sessions;
   uploads: Uploads;
+  jobs: Jobs;
+  pool: WorkerPool;
   /** Set when this start created the master key file. */
   masterKeyCreated?: string;
   close(): Promise<void>;
@@ -52,15 +57,30 @@ export async function createServices(config: Config, opts: { logDestination?: De
   });
   const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS);
   const sessions = new Sessions(repos.sessions, config.limits);
+  const sealer = new Sealer(masterKey.derive('row-sealer'));
   const uploads = new Uploads({
     rows: repos.uploads,
     blobs,
-    sealer: new Sealer(masterKey.derive('row-sealer')),
+    sealer,
     clientRefKey: masterKey.derive('client-upload-ref'),
     sessions,
     limits: config.limits,
   });
   await uploads.recover();
+  const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url) });
+  const jobs = new Jobs({
+    rows: repos.jobs,
+    assets: repos.assets,
+    sessions,
+    uploads,
+    blobs,
+    sealer,
+    pool,
+    scratch,
+    log,
+    limits: config.jobs,
+  });
+  jobs.register(convertRunner({ uploads, limits: config.media }));
   return {
     config,
     log,
@@ -74,8 +94,12 @@ export async function createServices(config: Config, opts: { logDestination?: De
     maintenance,
     sessions,
     uploads,
+    jobs,
+    pool,
     masterKeyCreated: created,
     async close() {
+      await jobs.stop();
+      await pool.close();
       db.close();
     },
   };

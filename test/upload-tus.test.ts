@@ -1,5 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
 import { test } from './helpers/test.ts';
@@ -7,6 +5,7 @@ import { startService, tempDir } from './helpers/service.ts';
 import { payload, sha256 } from './helpers/payload.ts';
 import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/services.ts';
+import { freePort, startChild } from './helpers/child.ts';
 
 const MiB = 1024 * 1024;
 
@@ -166,38 +165,6 @@ test('TUS creation-with-upload, termination, and metadata never stored in the cl
 });
 
 // ---- crash: SIGKILL in the middle of a PATCH -----------------------------------
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function startChild(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', './test/helpers/no-egress.ts', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      OBSCURA_DATA_DIR: dataDir,
-      OBSCURA_CLEARNET_LISTEN: `127.0.0.1:${port}`,
-      OBSCURA_ONION_LISTEN: 'off',
-      OBSCURA_I2P_LISTEN: 'off',
-      OBSCURA_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (c) => {
-      out += c;
-      if (out.includes('is up')) resolve();
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return child;
-}
 
 test('SIGKILL mid-PATCH: after restart HEAD reports only durable bytes and the upload completes intact', async (t) => {
   const dataDir = tempDir();

@@ -57,6 +57,11 @@ export class Sessions {
     return row;
   }
 
+  /** For the job engine, which already knows whose session it is. */
+  byIdUnchecked(id: string): SessionRow | undefined {
+    return this.#repo.byId(id);
+  }
+
   describe(row: SessionRow): Record<string, unknown> {
     return {
       upload_uid: row.id,

@@ -229,6 +229,14 @@ export class Uploads {
     return this.#rows.liveInSession(session.id).map((r) => this.view(r));
   }
 
+  /** The session's completed uploads by step, then in the order they arrived. */
+  completedIn(session: SessionRow): UploadRow[] {
+    return this.#rows
+      .liveInSession(session.id)
+      .filter((r) => r.state === 'completed')
+      .sort((a, b) => a.step - b.step || a.createdAt - b.createdAt);
+  }
+
   view(row: UploadRow): FileView {
     return {
       storage_uid: row.id,

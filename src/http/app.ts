@@ -3,11 +3,13 @@
 import Koa from 'koa';
 import type { Config, Network } from '../config.ts';
 import type { ApiKeys } from '../domain/api-keys.ts';
+import type { Jobs } from '../domain/jobs.ts';
 import type { Maintenance } from '../domain/maintenance.ts';
 import type { Sessions } from '../domain/sessions.ts';
 import type { Uploads } from '../domain/uploads.ts';
 import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
+import { convertRoutes } from './api/convert.ts';
 import { sessionRoutes } from './api/sessions.ts';
 import { tusRoutes } from './api/tus.ts';
 import { directUploadRoutes } from './api/upload.ts';
@@ -27,6 +29,7 @@ export interface AppDeps {
   maintenance: Maintenance;
   sessions: Sessions;
   uploads: Uploads;
+  jobs: Jobs;
 }
 
 export const SERVICE_NAME = 'obscura';
@@ -49,6 +52,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     directUploadRoutes(deps),
     tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
     v1UploadRoutes(deps),
+    convertRoutes(deps),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -104,6 +104,68 @@ export interface UploadRepository {
   delete(id: string): void;
 }
 
+export type Product = 'hide' | 'reveal' | 'analyse' | 'convert';
+/** queued -> processing -> completed | partial | failed */
+export type JobState = 'queued' | 'processing' | 'completed' | 'partial' | 'failed';
+/** Whether a finished job's results can still be downloaded. */
+export type ResultsState = 'none' | 'available' | 'expired';
+
+export interface JobRow {
+  id: string;
+  accountId: string;
+  sessionId: string;
+  product: Product;
+  state: JobState;
+  progress: number;
+  /** Shown to the user; never holds file names (those stay sealed). */
+  progressMessage: string;
+  error: string | null;
+  /** Encrypted JSON: the job's options and its per-file report. */
+  sealed: Buffer;
+  expiryMs: number;
+  attempts: number;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  expiresAt: number | null;
+  resultsState: ResultsState;
+}
+
+export interface JobRepository {
+  insert(row: JobRow): void;
+  byId(id: string): JobRow | undefined;
+  latestForSession(sessionId: string): JobRow | undefined;
+  /** Atomically moves the oldest queued job to processing and returns it. */
+  claimNext(now: number): JobRow | undefined;
+  update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): void;
+  /** Jobs left in processing by a process that died. */
+  inState(state: JobState): JobRow[];
+  resultsExpiredBefore(at: number, limit: number): JobRow[];
+}
+
+export interface AssetRow {
+  id: string;
+  jobId: string;
+  accountId: string;
+  /** result (convert, hide, reveal) or an analysis image kind (display_image, ela_map, ...). */
+  category: string;
+  position: number;
+  /** Encrypted JSON: names (input and output) and anything else that came from the user. */
+  sealed: Buffer;
+  mimeType: string;
+  size: number;
+  state: 'available' | 'expired';
+  createdAt: number;
+}
+
+export interface AssetRepository {
+  insert(row: AssetRow): void;
+  byId(id: string): AssetRow | undefined;
+  forJob(jobId: string): AssetRow[];
+  setState(id: string, state: AssetRow['state']): void;
+  delete(id: string): void;
+}
+
 export interface Repositories {
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
@@ -111,4 +173,6 @@ export interface Repositories {
   settings: SettingsRepository;
   sessions: SessionRepository;
   uploads: UploadRepository;
+  jobs: JobRepository;
+  assets: AssetRepository;
 }

@@ -46,6 +46,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     },
   });
   const services = await createServices(config, { logDestination: sink });
+  services.jobs.start();
   const listeners: Listener[] = [];
   const url = {} as Record<Network, string>;
   for (const network of NETWORKS) {

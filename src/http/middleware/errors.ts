@@ -48,8 +48,9 @@ export function errorBoundary(log: Logger): Mw {
     } catch (err) {
       const e = err as { status?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
       if (err instanceof AppError) {
-        ctx.status = STATUS_OF[err.kind];
-        ctx.body = { error: err.code, message: err.message, ...(err.details ?? {}) };
+        const { status_override, ...details } = err.details ?? {};
+        ctx.status = typeof status_override === 'number' ? status_override : STATUS_OF[err.kind];
+        ctx.body = { error: err.code, message: err.message, ...details };
       } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
         ctx.status = e.status;
         ctx.body = { error: DEFAULT_CODE[e.status] ?? 'bad_request', message: e.message ?? 'Bad request.' };

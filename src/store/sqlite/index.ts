@@ -1,5 +1,7 @@
 import type { Repositories } from '../repositories.ts';
 import { SqliteAccounts } from './accounts.ts';
+import { SqliteAssets } from './assets.ts';
+import { SqliteJobs } from './jobs.ts';
 import { SqliteApiKeys } from './api-keys.ts';
 import type { Db } from './db.ts';
 import { SqliteKeyRing } from './key-ring.ts';
@@ -17,5 +19,7 @@ export function sqliteRepositories(db: Db): Repositories {
     settings: new SqliteSettings(db),
     sessions: new SqliteSessions(db),
     uploads: new SqliteUploads(db),
+    jobs: new SqliteJobs(db),
+    assets: new SqliteAssets(db),
   };
 }

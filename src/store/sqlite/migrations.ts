@@ -69,4 +69,43 @@ export const migrations: Migration[] = [
       CREATE INDEX uploads_live_expiry ON uploads(expires_at) WHERE state IN ('uploading', 'completed');
     `,
   },
+  {
+    version: 3,
+    sql: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        product TEXT NOT NULL,
+        state TEXT NOT NULL,
+        progress INTEGER NOT NULL DEFAULT 0,
+        progress_message TEXT NOT NULL DEFAULT '',
+        error TEXT,
+        sealed BLOB NOT NULL,
+        expiry_ms INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        started_at INTEGER,
+        finished_at INTEGER,
+        expires_at INTEGER,
+        results_state TEXT NOT NULL DEFAULT 'none'
+      );
+      CREATE INDEX jobs_session ON jobs(session_id, created_at);
+      CREATE INDEX jobs_active ON jobs(state, created_at) WHERE state IN ('queued', 'processing');
+      CREATE INDEX jobs_expiry ON jobs(expires_at) WHERE results_state = 'available';
+      CREATE TABLE assets (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES jobs(id),
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        category TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        sealed BLOB NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX assets_job ON assets(job_id, position);
+    `,
+  },
 ];

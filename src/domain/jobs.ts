@@ -1,0 +1,428 @@
+// The job engine shared by the four products. A job is a row with a state machine
+// (queued -> processing -> completed | partial | failed), so it survives a restart: a job
+// caught mid-run is run again, from the start, after its half-made results are removed.
+// Each product adds one Runner; runners do their media work on the worker pool.
+import type { Readable } from 'node:stream';
+import type { Logger } from '../log.ts';
+import type { WorkerPool } from '../queue/worker-pool.ts';
+import { LocalJobQueue, type JobQueue } from '../queue/job-queue.ts';
+import type { BlobStore, ByteSource } from '../store/blobs/blob-store.ts';
+import type {
+  Account,
+  AssetRepository,
+  AssetRow,
+  JobRepository,
+  JobRow,
+  JobState,
+  Product,
+  SessionRow,
+  SessionType,
+  UploadRow,
+} from '../store/repositories.ts';
+import type { Scratch } from '../store/scratch.ts';
+import type { Sealer } from '../store/sealer.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Sessions } from './sessions.ts';
+import type { Uploads } from './uploads.ts';
+
+export interface JobLimits {
+  timeLimitMs: number;
+  expiryDefaultMs: number;
+  expiryMaxMs: number;
+  workers: number;
+}
+
+/** What a runner gets for one run of a job. */
+export interface JobContext {
+  job: JobRow;
+  session: SessionRow;
+  /** The options the runner's validate() returned when the job was started. */
+  options: Record<string, unknown>;
+  /** The session's completed uploads, in the order they arrived. */
+  inputs: UploadRow[];
+  /** Fires at the job's time limit, or when the service stops. */
+  signal: AbortSignal;
+  pool: WorkerPool;
+  scratch: Scratch;
+  uploads: Uploads;
+  /** Reports progress (0..1) and a message without file names. */
+  progress(fraction: number, message: string): void;
+  /** Stores one output of the job, encrypted, as a downloadable asset. */
+  addAsset(a: NewAsset): Promise<AssetRow>;
+}
+
+export interface NewAsset {
+  category: string;
+  /** The name of the input it came from (or the recovered file's name). */
+  name: string;
+  outputName?: string;
+  mimeType: string;
+  source: ByteSource | Readable;
+  /** Anything else the product wants to keep with the asset, sealed. */
+  extra?: Record<string, unknown>;
+}
+
+export interface RunOutcome {
+  state: 'completed' | 'partial' | 'failed';
+  message: string;
+  error?: string | null;
+  /** Per-file outcomes and anything the results endpoint needs; sealed. */
+  report: Record<string, unknown>;
+}
+
+export interface Runner {
+  product: Product;
+  /** Which session types this product's jobs run on. */
+  sessionTypes: readonly SessionType[];
+  /** Checks the start request (422 for unknown or bad options); returns the options to keep. */
+  validate(body: Record<string, unknown>, session: SessionRow, inputs: UploadRow[]): Promise<Record<string, unknown>>;
+  run(ctx: JobContext): Promise<RunOutcome>;
+}
+
+interface Sealed {
+  options: Record<string, unknown>;
+  report?: Record<string, unknown>;
+}
+
+export interface AssetPrivate {
+  name: string;
+  outputName?: string;
+  extra?: Record<string, unknown>;
+}
+
+const EXPIRY = /^(\d{1,4})(m|h|d)$/;
+const EXPIRY_UNIT: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+const MAX_ATTEMPTS = 3;
+const TERMINAL: readonly JobState[] = ['completed', 'partial', 'failed'];
+
+export class Jobs {
+  readonly #rows: JobRepository;
+  readonly #assets: AssetRepository;
+  readonly #sessions: Sessions;
+  readonly #uploads: Uploads;
+  readonly #blobs: BlobStore;
+  readonly #sealer: Sealer;
+  readonly #pool: WorkerPool;
+  readonly #scratch: Scratch;
+  readonly #log: Logger;
+  readonly limits: JobLimits;
+  readonly #runners = new Map<Product, Runner>();
+  readonly #running = new Map<string, AbortController>();
+  readonly #queue: JobQueue;
+
+  constructor(opts: {
+    rows: JobRepository;
+    assets: AssetRepository;
+    sessions: Sessions;
+    uploads: Uploads;
+    blobs: BlobStore;
+    sealer: Sealer;
+    pool: WorkerPool;
+    scratch: Scratch;
+    log: Logger;
+    limits: JobLimits;
+  }) {
+    this.#rows = opts.rows;
+    this.#assets = opts.assets;
+    this.#sessions = opts.sessions;
+    this.#uploads = opts.uploads;
+    this.#blobs = opts.blobs;
+    this.#sealer = opts.sealer;
+    this.#pool = opts.pool;
+    this.#scratch = opts.scratch;
+    this.#log = opts.log;
+    this.limits = opts.limits;
+    this.#queue = new LocalJobQueue<JobRow>({
+      concurrency: opts.limits.workers,
+      claim: () => this.#rows.claimNext(Date.now()),
+      run: (job) => this.#execute(job),
+    });
+  }
+
+  register(runner: Runner): void {
+    this.#runners.set(runner.product, runner);
+  }
+
+  /** Puts jobs a crash interrupted back in the queue, then starts taking work. */
+  start(): void {
+    for (const job of this.#rows.inState('processing')) {
+      if (job.attempts >= MAX_ATTEMPTS) {
+        this.#finish(job, { state: 'failed', message: `The job was interrupted ${job.attempts} times and was given up.`, error: 'interrupted', report: {} });
+      } else {
+        this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
+      }
+    }
+    this.#queue.start();
+  }
+
+  /** Stops taking work; running jobs are stopped and queued again for the next start. */
+  async stop(): Promise<void> {
+    for (const ac of this.#running.values()) ac.abort('shutdown');
+    await this.#queue.stop();
+  }
+
+  async create(account: Account, product: Product, body: Record<string, unknown>): Promise<JobRow> {
+    const runner = this.#runner(product);
+    if (typeof body.upload_uid !== 'string' || !body.upload_uid) {
+      throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session to work on.');
+    }
+    const session = this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
+    const expiryMs = this.#expiry(body.expiry);
+    const active = this.#rows.latestForSession(session.id);
+    if (active && !TERMINAL.includes(active.state)) {
+      throw new AppError('conflict', 'job_in_progress', 'A job is already running on this session; poll it until it finishes.', { job_uid: active.id });
+    }
+    const files = this.#uploads.listFiles(session);
+    if (files.some((f) => f.status !== 'completed')) {
+      throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
+    }
+    const inputs = this.#inputs(session);
+    if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
+    const { upload_uid: _u, expiry: _e, ...rest } = body;
+    const options = await runner.validate(rest, session, inputs);
+    const now = Date.now();
+    const job: JobRow = {
+      id: newId('job', 16),
+      accountId: account.id,
+      sessionId: session.id,
+      product,
+      state: 'queued',
+      progress: 0,
+      progressMessage: 'Queued.',
+      error: null,
+      sealed: Buffer.alloc(0),
+      expiryMs,
+      attempts: 0,
+      createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+      expiresAt: null,
+      resultsState: 'none',
+    };
+    job.sealed = this.#sealer.seal(`job:${job.id}`, { options } satisfies Sealed);
+    this.#rows.insert(job);
+    this.#queue.notify();
+    return job;
+  }
+
+  /** The latest job of the caller's session. */
+  latest(account: Account, uploadUid: string, product: Product): JobRow {
+    const session = this.#sessions.get(account, uploadUid, this.#runner(product).sessionTypes);
+    const job = this.#rows.latestForSession(session.id);
+    if (!job || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No job has been started on this session.');
+    return job;
+  }
+
+  /** A job by its uid, for its owner. */
+  byUid(account: Account, jobUid: string, product: Product): JobRow {
+    const job = typeof jobUid === 'string' && jobUid.length < 80 ? this.#rows.byId(jobUid) : undefined;
+    if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No such job.');
+    return job;
+  }
+
+  view(job: JobRow): Record<string, unknown> {
+    const terminal = TERMINAL.includes(job.state);
+    return {
+      job_uid: job.id,
+      job_type: job.product,
+      status: job.state,
+      progress: job.progress,
+      progress_message: job.progressMessage,
+      error: job.error,
+      ...(terminal ? {} : { retry_after: job.state === 'queued' ? 2 : 1 }),
+      created_at: iso(job.createdAt),
+      started_at: iso(job.startedAt),
+      finished_at: iso(job.finishedAt),
+      expires_at: iso(job.expiresAt),
+    };
+  }
+
+  /** The finished job's report and assets; 409 while it runs, 410 once its results expired. */
+  results(job: JobRow): { report: Record<string, unknown>; assets: (AssetRow & AssetPrivate)[] } {
+    if (!TERMINAL.includes(job.state)) {
+      throw new AppError('conflict', 'job_not_finished', 'The job has not finished yet; poll it until it does.', { retry_after: 2 });
+    }
+    if (job.resultsState === 'expired') throw new AppError('gone', 'results_expired', 'These results have expired and were destroyed.');
+    const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
+    return {
+      report: sealed.report ?? {},
+      assets: this.#assets.forJob(job.id).map((a) => ({ ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) })),
+    };
+  }
+
+  /** An asset for download, for its owner: 404 unknown, 410 expired. */
+  asset(account: Account, assetId: string, product: Product): { asset: AssetRow & AssetPrivate; read(range?: { start?: number; end?: number }): Readable } {
+    const a = typeof assetId === 'string' && assetId.length < 80 ? this.#assets.byId(assetId) : undefined;
+    const job = a && this.#rows.byId(a.jobId);
+    if (!a || !job || a.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'asset_not_found', 'No such file.');
+    if (a.state !== 'available') throw new AppError('gone', 'results_expired', 'This file has expired and was destroyed.');
+    return {
+      asset: { ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) },
+      read: (range) => this.#blobs.read(a.id, range),
+    };
+  }
+
+  /** Destroys the results of every job whose expiry has passed. Returns how many jobs. */
+  async expire(now = Date.now()): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const batch = this.#rows.resultsExpiredBefore(now, 50);
+      if (!batch.length) return n;
+      for (const job of batch) {
+        for (const a of this.#assets.forJob(job.id)) {
+          await this.#blobs.delete(a.id);
+          this.#assets.setState(a.id, 'expired');
+        }
+        this.#rows.update(job.id, { resultsState: 'expired' });
+      }
+      n += batch.length;
+    }
+  }
+
+  get activeJobs(): number {
+    return this.#running.size;
+  }
+
+  // ---- running --------------------------------------------------------------
+
+  async #execute(job: JobRow): Promise<void> {
+    const ac = new AbortController();
+    this.#running.set(job.id, ac);
+    const timer = setTimeout(() => ac.abort('time_limit'), this.limits.timeLimitMs);
+    try {
+      const runner = this.#runner(job.product);
+      const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
+      const session = this.#sessionOf(job);
+      if (!session || session.expiresAt <= Date.now()) {
+        this.#finish(job, { state: 'failed', message: 'The session expired before the job could run.', error: 'session_expired', report: {} });
+        return;
+      }
+      await this.#discardAssets(job.id); // a previous, interrupted attempt may have left some
+      this.#rows.update(job.id, { progress: 0, progressMessage: 'Started.' });
+      let position = 0;
+      let lastWrite = 0;
+      const ctx: JobContext = {
+        job,
+        session,
+        options: sealed.options,
+        inputs: this.#inputs(session),
+        signal: ac.signal,
+        pool: this.#pool,
+        scratch: this.#scratch,
+        uploads: this.#uploads,
+        progress: (fraction, message) => {
+          const now = Date.now();
+          if (now - lastWrite < 200 && fraction < 1) return;
+          lastWrite = now;
+          this.#rows.update(job.id, { progress: Math.max(0, Math.min(99, Math.floor(fraction * 100))), progressMessage: message });
+        },
+        addAsset: (a) => this.#addAsset(job, position++, a),
+      };
+      const outcome = await runner.run(ctx);
+      if (ac.signal.aborted) throw ac.signal.reason;
+      this.#finish(job, outcome);
+    } catch (err) {
+      if (ac.signal.reason === 'shutdown') {
+        await this.#discardAssets(job.id);
+        this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' });
+      } else if (ac.signal.reason === 'time_limit') {
+        await this.#discardAssets(job.id);
+        const minutes = Math.round(this.limits.timeLimitMs / 60_000);
+        this.#finish(job, {
+          state: 'failed',
+          message: `The job took longer than the limit of ${minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(this.limits.timeLimitMs / 1000)} seconds`} and was stopped.`,
+          error: 'time_limit',
+          report: {},
+        });
+      } else {
+        this.#log.error({ err, job: job.id }, 'job failed unexpectedly');
+        await this.#discardAssets(job.id).catch(() => {});
+        this.#finish(job, { state: 'failed', message: 'The job failed on our side; it may succeed if you start it again.', error: 'internal_error', report: {} });
+      }
+    } finally {
+      clearTimeout(timer);
+      this.#running.delete(job.id);
+    }
+  }
+
+  #finish(job: JobRow, outcome: RunOutcome): void {
+    const now = Date.now();
+    const hasAssets = this.#assets.forJob(job.id).length > 0;
+    const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
+    this.#rows.update(job.id, {
+      state: outcome.state,
+      progress: outcome.state === 'failed' ? job.progress : 100,
+      progressMessage: outcome.message,
+      error: outcome.error ?? null,
+      sealed: this.#sealer.seal(`job:${job.id}`, { ...sealed, report: outcome.report } satisfies Sealed),
+      finishedAt: now,
+      expiresAt: now + job.expiryMs,
+      resultsState: hasAssets ? 'available' : 'none',
+    });
+  }
+
+  async #addAsset(job: JobRow, position: number, a: NewAsset): Promise<AssetRow> {
+    const id = newId('as', 16);
+    await this.#blobs.create(id);
+    let size: number;
+    try {
+      size = await this.#blobs.append(id, a.source as ByteSource);
+    } catch (err) {
+      await this.#blobs.delete(id);
+      throw err;
+    }
+    const row: AssetRow = {
+      id,
+      jobId: job.id,
+      accountId: job.accountId,
+      category: a.category,
+      position,
+      sealed: this.#sealer.seal(`asset:${id}`, { name: a.name, outputName: a.outputName, extra: a.extra } satisfies AssetPrivate),
+      mimeType: a.mimeType,
+      size,
+      state: 'available',
+      createdAt: Date.now(),
+    };
+    this.#assets.insert(row);
+    return row;
+  }
+
+  async #discardAssets(jobId: string): Promise<void> {
+    for (const a of this.#assets.forJob(jobId)) {
+      await this.#blobs.delete(a.id);
+      this.#assets.delete(a.id);
+    }
+  }
+
+  #sessionOf(job: JobRow): SessionRow | undefined {
+    try {
+      return this.#sessions.byIdUnchecked(job.sessionId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #inputs(session: SessionRow): UploadRow[] {
+    return this.#uploads.completedIn(session);
+  }
+
+  #runner(product: Product): Runner {
+    const r = this.#runners.get(product);
+    if (!r) throw new AppError('not_found', 'not_available', `${product} is not available on this service.`);
+    return r;
+  }
+
+  #expiry(raw: unknown): number {
+    if (raw === undefined || raw === null || raw === '') return this.limits.expiryDefaultMs;
+    const m = typeof raw === 'string' ? EXPIRY.exec(raw) : null;
+    const ms = m ? Number(m[1]) * EXPIRY_UNIT[m[2]] : NaN;
+    const maxDays = Math.round(this.limits.expiryMaxMs / 86_400_000);
+    if (!m || ms < 10 * 60_000 || ms > this.limits.expiryMaxMs) {
+      throw new AppError('invalid', 'invalid_expiry', `expiry must be a duration such as "1h", "1d" or "7d", from 10 minutes up to ${maxDays} days.`);
+    }
+    return ms;
+  }
+}
+
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());

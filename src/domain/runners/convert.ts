@@ -1,0 +1,132 @@
+// Convert: every file of the session to the asked format. Each file is decrypted into the
+// job's memory-backed scratch folder, converted on a worker, and the output sealed back
+// into the store. Some files failing makes the job partial, all of them failed.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { parseConvertOptions, type ConvertOptions } from '../../media/convert/options.ts';
+import type { MediaLimits } from '../../media/limits.ts';
+import { sniff } from '../../media/probe.ts';
+import { TaskError } from '../../queue/worker-pool.ts';
+import type { SessionRow, UploadRow } from '../../store/repositories.ts';
+import { AppError } from '../errors.ts';
+import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
+import type { Uploads } from '../uploads.ts';
+
+const OPTION_KEYS = ['image_format', 'video_format', 'quality', 'width', 'height', 'fit', 'upscale', 'lossless'];
+
+interface ConvertResult {
+  path: string;
+  mime: string;
+  extension: string;
+  width: number;
+  height: number;
+  notes: string[];
+}
+
+export interface FileFailure {
+  storage_uid: string;
+  name: string;
+  error: string;
+  message: string;
+}
+
+export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
+  return {
+    product: 'convert',
+    sessionTypes: ['convert'],
+
+    async validate(body: Record<string, unknown>, _session: SessionRow, inputs: UploadRow[]) {
+      const unknown = Object.keys(body).filter((k) => !OPTION_KEYS.includes(k));
+      if (unknown.length) {
+        throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Convert takes ${OPTION_KEYS.join(', ')}, upload_uid and expiry.`);
+      }
+      let options: ConvertOptions;
+      try {
+        options = parseConvertOptions(body);
+      } catch (err) {
+        const e = err as { name?: string; message?: string };
+        if (e.name === 'MediaError') throw new AppError('invalid', 'invalid_option', e.message ?? 'Invalid option.');
+        throw err;
+      }
+      // formats outside the allow-list are refused now, not after a wait in the queue
+      for (const [i, input] of inputs.entries()) {
+        const head = await firstBytes(deps.uploads, input, 4096);
+        const kind = sniff(head);
+        if (kind && 'allowed' in kind && kind.allowed === false) {
+          throw new AppError('unsupported_media', 'unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
+        }
+      }
+      return options as unknown as Record<string, unknown>;
+    },
+
+    async run(ctx: JobContext): Promise<RunOutcome> {
+      const options = ctx.options as unknown as ConvertOptions;
+      const n = ctx.inputs.length;
+      const failures: FileFailure[] = [];
+      const used = new Set<string>();
+      let done = 0;
+      for (const [i, input] of ctx.inputs.entries()) {
+        const label = `file ${i + 1} of ${n}`;
+        ctx.progress(i / n, `Converting ${label}.`);
+        const name = ctx.uploads.nameOf(input);
+        try {
+          await ctx.scratch.with(async (dir) => {
+            const inPath = path.join(dir, 'input');
+            const outDir = path.join(dir, 'out');
+            await mkdir(outDir, { mode: 0o700 });
+            await pipeline(ctx.uploads.read(input), createWriteStream(inPath, { mode: 0o600 }));
+            const r = await ctx.pool.run<ConvertResult>(
+              { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits } },
+              { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`) },
+            );
+            await ctx.addAsset({
+              category: 'result',
+              name,
+              outputName: outputName(name, r.extension, used),
+              mimeType: r.mime,
+              source: createReadStream(r.path),
+              extra: { width: r.width, height: r.height, notes: r.notes, storage_uid: input.id },
+            });
+          });
+          done++;
+        } catch (err) {
+          if (ctx.signal.aborted) throw err;
+          failures.push(failureOf(input, name, err));
+        }
+      }
+      const report = { failures };
+      if (done === n) return { state: 'completed', message: `Converted ${n} file${n === 1 ? '' : 's'}.`, report };
+      const why = failures.map((f) => `${labelOf(ctx.inputs, f.storage_uid)}: ${f.message}`).join(' ');
+      if (done === 0) return { state: 'failed', message: `No file could be converted. ${why}`, error: failures[0].error, report };
+      return { state: 'partial', message: `Converted ${done} of ${n} files; ${failures.length} failed. ${why}`, error: failures[0].error, report };
+    },
+  };
+}
+
+function failureOf(input: UploadRow, name: string, err: unknown): FileFailure {
+  if (err instanceof TaskError) return { storage_uid: input.id, name, error: err.code, message: err.message };
+  return { storage_uid: input.id, name, error: 'internal_error', message: 'The file could not be converted because of an error on our side.' };
+}
+
+function labelOf(inputs: UploadRow[], id: string): string {
+  const i = inputs.findIndex((u) => u.id === id);
+  return `File ${i + 1}`;
+}
+
+/** "holiday.HEIC" + "jpg" -> "holiday.jpg"; a second "holiday.jpg" becomes "holiday-2.jpg". */
+export function outputName(name: string, extension: string, used: Set<string>): string {
+  const stem = name.replace(/\.[^./\\]{1,10}$/, '') || 'file';
+  let candidate = `${stem}.${extension}`;
+  for (let k = 2; used.has(candidate.toLowerCase()); k++) candidate = `${stem}-${k}.${extension}`;
+  used.add(candidate.toLowerCase());
+  return candidate;
+}
+
+async function firstBytes(uploads: Uploads, row: UploadRow, n: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of uploads.read(row, { start: 0, end: n })) parts.push(c as Buffer);
+  return Buffer.concat(parts);
+}
+

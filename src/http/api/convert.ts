@@ -1,0 +1,60 @@
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import type { FileFailure } from '../../domain/runners/convert.ts';
+import { readObject } from '../body.ts';
+import { urlFor, type AppState } from '../context.ts';
+import { sendFile } from '../download.ts';
+import { requireKey } from '../middleware/auth.ts';
+
+// Convert: start on a session, poll by upload_uid, list results, download each file.
+export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireKey(deps.apiKeys, 'x-api-key');
+  const { jobs } = deps;
+
+  router.post('/api/convert/job', auth, async (ctx) => {
+    const job = await jobs.create(ctx.state.account!, 'convert', await readObject(ctx));
+    ctx.status = 201;
+    ctx.body = { job_uid: job.id, job_type: 'convert', status: job.state, upload_uid: job.sessionId };
+  });
+
+  router.get('/api/convert/job/:uid', auth, (ctx) => {
+    const view = jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
+    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
+    ctx.body = view;
+  });
+
+  router.get('/api/convert/job/:uid/results', auth, (ctx) => {
+    const job = jobs.latest(ctx.state.account!, ctx.params.uid, 'convert');
+    const { report, assets } = jobs.results(job);
+    ctx.body = {
+      job_uid: job.id,
+      status: job.state,
+      expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+      result_files: assets.map((a) => {
+        const path = `/api/convert/download/${a.id}`;
+        return {
+          asset_id: a.id,
+          name: a.name,
+          output_name: a.outputName,
+          mime_type: a.mimeType,
+          file_size: a.size,
+          width: a.extra?.width,
+          height: a.extra?.height,
+          notes: a.extra?.notes ?? [],
+          download_path: path,
+          download_url: urlFor(ctx, path),
+        };
+      }),
+      failed_files: ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message })),
+    };
+  });
+
+  router.get('/api/convert/download/:asset', auth, (ctx) => {
+    const { asset, read } = jobs.asset(ctx.state.account!, ctx.params.asset, 'convert');
+    sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: asset.outputName ?? asset.name }, read);
+  });
+
+  return router;
+}

@@ -1,0 +1,165 @@
+// Media work runs here, on worker threads, never on the HTTP event loop. A task that
+// overstays (the job's time limit) is aborted; a worker that does not stop when asked is
+// terminated and the tools it spawned are killed.
+import { Worker } from 'node:worker_threads';
+
+export interface Task {
+  engine: string;
+  args: unknown;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  onProgress?: (fraction: number) => void;
+}
+
+/** An error from the worker side, carried across the thread boundary. */
+export class TaskError extends Error {
+  override name = 'TaskError';
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+type FromWorker =
+  | { type: 'progress'; id: number; fraction: number }
+  | { type: 'spawn'; id: number; pid: number }
+  | { type: 'reaped'; id: number; pid: number }
+  | { type: 'done'; id: number; result: unknown }
+  | { type: 'error'; id: number; code: string; message: string };
+
+interface Pending {
+  id: number;
+  task: Task;
+  opts: RunOptions;
+  resolve: (v: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  busy?: Pending;
+  children: Set<number>;
+}
+
+const ABORT_GRACE_MS = 3000;
+
+export class WorkerPool {
+  readonly #entry: URL;
+  readonly #workerData: unknown;
+  readonly #size: number;
+  /** Workers start on first use, so a CLI or an idle service costs no threads. */
+  readonly #slots: Slot[] = [];
+  readonly #waiting: Pending[] = [];
+  #nextId = 1;
+  #closed = false;
+
+  constructor(opts: { size: number; entry: URL; workerData?: unknown }) {
+    this.#entry = opts.entry;
+    this.#workerData = opts.workerData;
+    this.#size = opts.size;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  run<T>(task: Task, opts: RunOptions = {}): Promise<T> {
+    if (this.#closed) return Promise.reject(new TaskError('aborted', 'The service is shutting down.'));
+    if (opts.signal?.aborted) return Promise.reject(new TaskError('aborted', 'The task was cancelled.'));
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.push({ id: this.#nextId++, task, opts, resolve: resolve as (v: unknown) => void, reject });
+      this.#pump();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const p of this.#waiting.splice(0)) p.reject(new TaskError('aborted', 'The service is shutting down.'));
+    await Promise.all(this.#slots.map((s) => this.#kill(s)));
+  }
+
+  #spawn(): Slot {
+    const worker = new Worker(this.#entry, { workerData: this.#workerData });
+    const slot: Slot = { worker, children: new Set() };
+    worker.on('message', (m: FromWorker) => this.#onMessage(slot, m));
+    worker.on('error', (err) => this.#onDeath(slot, err));
+    worker.on('exit', (code) => this.#onDeath(slot, new Error(`worker exited with code ${code}`)));
+    worker.unref();
+    return slot;
+  }
+
+  #pump(): void {
+    while (this.#waiting.length > this.#slots.filter((s) => !s.busy).length && this.#slots.length < this.#size) {
+      this.#slots.push(this.#spawn());
+    }
+    for (const slot of this.#slots) {
+      if (slot.busy || !this.#waiting.length) continue;
+      const p = this.#waiting.shift()!;
+      if (p.opts.signal?.aborted) {
+        p.reject(new TaskError('aborted', 'The task was cancelled.'));
+        continue;
+      }
+      slot.busy = p;
+      p.opts.signal?.addEventListener('abort', () => this.#abort(slot, p), { once: true });
+      slot.worker.postMessage({ type: 'run', id: p.id, engine: p.task.engine, args: p.task.args });
+    }
+  }
+
+  #onMessage(slot: Slot, m: FromWorker): void {
+    const p = slot.busy;
+    if (m.type === 'spawn') slot.children.add(m.pid);
+    else if (m.type === 'reaped') slot.children.delete(m.pid);
+    if (!p || p.id !== m.id) return;
+    if (m.type === 'progress') p.opts.onProgress?.(m.fraction);
+    else if (m.type === 'done' || m.type === 'error') {
+      slot.busy = undefined;
+      if (m.type === 'done') p.resolve(m.result);
+      else p.reject(new TaskError(m.code, m.message));
+      this.#pump();
+    }
+  }
+
+  #abort(slot: Slot, p: Pending): void {
+    if (slot.busy !== p) return;
+    slot.worker.postMessage({ type: 'abort', id: p.id });
+    setTimeout(() => {
+      if (slot.busy === p) {
+        // it did not stop when asked: replace the worker
+        slot.busy = undefined;
+        p.reject(new TaskError('aborted', 'The task was stopped.'));
+        void this.#replace(slot);
+      }
+    }, ABORT_GRACE_MS).unref();
+  }
+
+  async #replace(slot: Slot): Promise<void> {
+    const i = this.#slots.indexOf(slot);
+    await this.#kill(slot);
+    if (i >= 0 && !this.#closed) this.#slots[i] = this.#spawn();
+    this.#pump();
+  }
+
+  async #kill(slot: Slot): Promise<void> {
+    for (const pid of slot.children) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    slot.children.clear();
+    slot.worker.removeAllListeners('exit');
+    slot.worker.removeAllListeners('error');
+    await slot.worker.terminate();
+  }
+
+  #onDeath(slot: Slot, err: Error): void {
+    const p = slot.busy;
+    slot.busy = undefined;
+    if (p) p.reject(new TaskError('engine_failed', `The media worker stopped unexpectedly (${err.message}).`));
+    if (!this.#closed) void this.#replace(slot);
+  }
+}

@@ -1,0 +1,42 @@
+// Worker-thread entry: runs media engines by name for the pool. Each task gets an
+// AbortController; the pool's "abort" message fires it.
+import { parentPort } from 'node:worker_threads';
+import { engines } from '../media/engines.ts';
+
+const port = parentPort!;
+const controllers = new Map<number, AbortController>();
+
+port.on('message', async (m: { type: 'run' | 'abort'; id: number; engine?: string; args?: unknown }) => {
+  if (m.type === 'abort') {
+    controllers.get(m.id)?.abort();
+    return;
+  }
+  const engine = engines[m.engine ?? ''];
+  if (!engine) {
+    port.postMessage({ type: 'error', id: m.id, code: 'engine_failed', message: `no engine ${m.engine}` });
+    return;
+  }
+  const ac = new AbortController();
+  controllers.set(m.id, ac);
+  try {
+    const result = await engine(m.args, {
+      signal: ac.signal,
+      onProgress: (fraction: number) => port.postMessage({ type: 'progress', id: m.id, fraction }),
+      onSpawn: (pid: number) => port.postMessage({ type: 'spawn', id: m.id, pid }),
+      onReap: (pid: number) => port.postMessage({ type: 'reaped', id: m.id, pid }),
+    });
+    port.postMessage({ type: 'done', id: m.id, result });
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown; name?: string };
+    const known = typeof e.code === 'string' && e.name === 'MediaError';
+    port.postMessage({
+      type: 'error',
+      id: m.id,
+      code: known ? e.code : ac.signal.aborted ? 'aborted' : 'engine_failed',
+      // only the engines' own user-facing messages cross over; anything else may quote paths
+      message: known ? String(e.message) : 'The media engine failed on this file.',
+    });
+  } finally {
+    controllers.delete(m.id);
+  }
+});

@@ -1,0 +1,58 @@
+import type { AssetRepository, AssetRow } from '../repositories.ts';
+import type { Db } from './db.ts';
+
+interface Row {
+  id: string;
+  job_id: string;
+  account_id: string;
+  category: string;
+  position: number;
+  sealed: Uint8Array;
+  mime_type: string;
+  size: number;
+  state: string;
+  created_at: number;
+}
+
+const toAsset = (r: Row): AssetRow => ({
+  id: r.id,
+  jobId: r.job_id,
+  accountId: r.account_id,
+  category: r.category,
+  position: r.position,
+  sealed: Buffer.from(r.sealed),
+  mimeType: r.mime_type,
+  size: r.size,
+  state: r.state as AssetRow['state'],
+  createdAt: r.created_at,
+});
+
+export class SqliteAssets implements AssetRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(a: AssetRow): void {
+    this.db
+      .prepare('INSERT INTO assets (id, job_id, account_id, category, position, sealed, mime_type, size, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(a.id, a.jobId, a.accountId, a.category, a.position, a.sealed, a.mimeType, a.size, a.state, a.createdAt);
+  }
+
+  byId(id: string): AssetRow | undefined {
+    const r = this.db.prepare('SELECT * FROM assets WHERE id = ?').get(id) as Row | undefined;
+    return r && toAsset(r);
+  }
+
+  forJob(jobId: string): AssetRow[] {
+    return (this.db.prepare('SELECT * FROM assets WHERE job_id = ? ORDER BY position, rowid').all(jobId) as unknown as Row[]).map(toAsset);
+  }
+
+  setState(id: string, state: AssetRow['state']): void {
+    this.db.prepare('UPDATE assets SET state = ? WHERE id = ?').run(state, id);
+  }
+
+  delete(id: string): void {
+    this.db.prepare('DELETE FROM assets WHERE id = ?').run(id);
+  }
+}

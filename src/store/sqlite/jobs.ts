@@ -1,0 +1,112 @@
+import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../repositories.ts';
+import { tx, type Db } from './db.ts';
+
+interface Row {
+  id: string;
+  account_id: string;
+  session_id: string;
+  product: string;
+  state: string;
+  progress: number;
+  progress_message: string;
+  error: string | null;
+  sealed: Uint8Array;
+  expiry_ms: number;
+  attempts: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expires_at: number | null;
+  results_state: string;
+}
+
+const toJob = (r: Row): JobRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  sessionId: r.session_id,
+  product: r.product as Product,
+  state: r.state as JobState,
+  progress: r.progress,
+  progressMessage: r.progress_message,
+  error: r.error,
+  sealed: Buffer.from(r.sealed),
+  expiryMs: r.expiry_ms,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  expiresAt: r.expires_at,
+  resultsState: r.results_state as ResultsState,
+});
+
+const COLUMNS: Record<string, string> = {
+  state: 'state',
+  progress: 'progress',
+  progressMessage: 'progress_message',
+  error: 'error',
+  sealed: 'sealed',
+  expiryMs: 'expiry_ms',
+  attempts: 'attempts',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  expiresAt: 'expires_at',
+  resultsState: 'results_state',
+};
+
+export class SqliteJobs implements JobRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(j: JobRow): void {
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts,
+           created_at, started_at, finished_at, expires_at, results_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(j.id, j.accountId, j.sessionId, j.product, j.state, j.progress, j.progressMessage, j.error, j.sealed, j.expiryMs, j.attempts,
+        j.createdAt, j.startedAt, j.finishedAt, j.expiresAt, j.resultsState);
+  }
+
+  byId(id: string): JobRow | undefined {
+    const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
+    return r && toJob(r);
+  }
+
+  latestForSession(sessionId: string): JobRow | undefined {
+    const r = this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(sessionId) as Row | undefined;
+    return r && toJob(r);
+  }
+
+  claimNext(now: number): JobRow | undefined {
+    return tx(this.db, () => {
+      const r = this.db.prepare("SELECT * FROM jobs WHERE state = 'queued' ORDER BY created_at, rowid LIMIT 1").get() as Row | undefined;
+      if (!r) return undefined;
+      this.db.prepare("UPDATE jobs SET state = 'processing', started_at = ?, attempts = attempts + 1 WHERE id = ?").run(now, r.id);
+      return toJob({ ...r, state: 'processing', started_at: now, attempts: r.attempts + 1 });
+    });
+  }
+
+  update(id: string, fields: Partial<JobRow>): void {
+    const sets: string[] = [];
+    const values: (string | number | null | Buffer)[] = [];
+    for (const [k, v] of Object.entries(fields)) {
+      const col = COLUMNS[k];
+      if (!col) throw new Error(`not an updatable job field: ${k}`);
+      sets.push(`${col} = ?`);
+      values.push(v as string | number | null | Buffer);
+    }
+    if (sets.length) this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+  }
+
+  inState(state: JobState): JobRow[] {
+    return (this.db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY created_at').all(state) as unknown as Row[]).map(toJob);
+  }
+
+  resultsExpiredBefore(at: number, limit: number): JobRow[] {
+    return (
+      this.db.prepare("SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= ? LIMIT ?").all(at, limit) as unknown as Row[]
+    ).map(toJob);
+  }
+}

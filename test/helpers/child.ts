@@ -1,0 +1,51 @@
+// The real service as a child process, for tests that kill it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { loadConfig } from '../../src/config.ts';
+import { createServices } from '../../src/services.ts';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Creates a verified account in the data folder (with the real services) and returns its key. */
+export async function keyFor(dataDir: string, email: string): Promise<string> {
+  const s = await createServices(loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_LOG_LEVEL: 'silent' }));
+  s.accounts.create(email, { verified: true });
+  const { key } = s.apiKeys.issue(email);
+  await s.close();
+  return key;
+}
+
+export async function startChild(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', './test/helpers/no-egress.ts', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      OBSCURA_DATA_DIR: dataDir,
+      OBSCURA_CLEARNET_LISTEN: `127.0.0.1:${port}`,
+      OBSCURA_ONION_LISTEN: 'off',
+      OBSCURA_I2P_LISTEN: 'off',
+      OBSCURA_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c) => {
+      out += c;
+      if (out.includes('is up')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return child;
+}
+
+export function exited(child: ChildProcess): Promise<unknown> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', r));
+}
