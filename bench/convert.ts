@@ -8,7 +8,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { startService } from '../test/helpers/service.ts';
 
-const PHOTO = path.resolve(import.meta.dirname, '../../shared/fixtures/photo-mountain.jpg');
+const PHOTO = path.resolve(import.meta.dirname, '../test/fixtures/photo-mountain.jpg');
 type Svc = Awaited<ReturnType<typeof startService>>;
 
 async function roundTrip(svc: Svc, key: string, input: Buffer, body: Record<string, unknown>): Promise<Buffer> {

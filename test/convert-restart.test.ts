@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { test } from './helpers/test.ts';
 import { tempDir } from './helpers/service.ts';
 import { exited, freePort, keyFor, startChild } from './helpers/child.ts';
@@ -27,10 +29,15 @@ test('the server killed during a long conversion: after restart the job runs aga
     if (['completed', 'failed', 'partial'].includes(p.status)) t.fail(`finished before the kill: ${p.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+  const orphans = spawnSync('pgrep', ['-f', 'ffmpeg .*obscura-job-'], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+  t.true(orphans.length >= 1, 'ffmpeg was running when the server died');
   child.kill('SIGKILL');
   await exited(child);
 
   child = await startChild(dataDir, port, { OBSCURA_WORKERS: '1' });
+  // killed at the restart: gone, or a zombie waiting for init to reap it
+  const running = (pid: string) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  for (const pid of orphans) t.false(running(pid), "the dead server's ffmpeg was killed at the restart");
   let last: any;
   const until = Date.now() + 180_000;
   while (Date.now() < until) {

@@ -23,11 +23,11 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
   async convert(args, ctx) {
     const a = args as ConvertArgs;
     const { convert } = await import('./convert/index.ts');
-    return convert(a.input, a.outDir, a.options, { limits: a.limits, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn });
+    return convert(a.input, a.outDir, a.options, { limits: a.limits, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
   async probe(args, ctx) {
     const a = args as { input: string; limits: MediaLimits };
     const { probe } = await import('./probe.ts');
-    return probe(a.input, a.limits, { signal: ctx.signal, onSpawn: ctx.onSpawn });
+    return probe(a.input, a.limits, { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
 };

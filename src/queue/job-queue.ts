@@ -35,7 +35,12 @@ export class LocalJobQueue<T> implements JobQueue {
   notify(): void {
     if (!this.#started || this.#stopped) return;
     while (this.#running.size < this.#concurrency) {
-      const item = this.#claim();
+      let item: T | undefined;
+      try {
+        item = this.#claim();
+      } catch {
+        return; // the row store is unavailable (shutting down); the next tick tries again
+      }
       if (item === undefined) return;
       const p: Promise<void> = this.#run(item)
         .catch(() => {}) // the runner records its own failures

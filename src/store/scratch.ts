@@ -2,7 +2,7 @@
 // live on a memory-backed filesystem so plaintext never reaches persistent disk, and are
 // removed however the job ends; a crash's leftovers are swept at the next start.
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 const PREFIX = 'obscura-job-';
@@ -24,8 +24,12 @@ export class Scratch {
     }
   }
 
-  /** Removes folders left behind by a process that was killed mid-job. */
+  /**
+   * Removes folders left behind by a process that was killed mid-job, after killing any tool
+   * (ffmpeg, cjxl, ...) still running on them: a killed parent does not take its children along.
+   */
   async sweep(): Promise<number> {
+    await this.#killOrphans();
     let n = 0;
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
       if (!name.startsWith(PREFIX)) continue;
@@ -33,6 +37,24 @@ export class Scratch {
       n++;
     }
     return n;
+  }
+
+  async #killOrphans(): Promise<void> {
+    const needle = path.join(this.root, PREFIX);
+    const uid = process.getuid?.();
+    for (const pid of await readdir('/proc').catch(() => [] as string[])) {
+      if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (!cmdline.includes(needle)) continue;
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      const owner = Number(/^Uid:\s+(\d+)/m.exec(status)?.[1]);
+      if (uid !== undefined && owner !== uid) continue;
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        /* gone already */
+      }
+    }
   }
 
   /** True when the root sits on tmpfs/ramfs, per /proc/mounts (Linux). */

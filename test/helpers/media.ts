@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tempDir } from './service.ts';
 
-export const FIXTURES = path.resolve(import.meta.dirname, '../../../shared/fixtures');
+export const FIXTURES = path.resolve(import.meta.dirname, '../fixtures');
 export const PHOTO = path.join(FIXTURES, 'photo-mountain.jpg');
 export const C2PA_PNG = path.join(FIXTURES, 'c2pa-ai-generated.png');
 

@@ -1,0 +1,63 @@
+// What went wrong with a piece of media, in the users' words. Messages are shown to end users
+// as they are: they never quote file system paths or raw tool output.
+export type MediaErrorCode =
+  | 'unsupported_media'
+  | 'limit_exceeded'
+  | 'corrupt'
+  | 'empty'
+  | 'invalid_option'
+  | 'engine_failed'
+  | 'aborted';
+
+export class MediaError extends Error {
+  override name = 'MediaError';
+  readonly code: MediaErrorCode;
+
+  constructor(code: MediaErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+export function isMediaError(e: unknown, code?: MediaErrorCode): e is MediaError {
+  return e instanceof MediaError && (code === undefined || e.code === code);
+}
+
+export function abortedError(): MediaError {
+  return new MediaError('aborted', 'The conversion was cancelled.');
+}
+
+/** Throws MediaError('aborted') when the signal has fired. */
+export function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw abortedError();
+}
+
+/**
+ * Settles with `work`, or rejects with 'aborted' as soon as the signal fires. For work that
+ * cannot be killed (sharp runs in libvips threads): the caller is freed at once, and
+ * `onLateSettle` runs when the work does end (to remove what it wrote).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, onLateSettle?: () => void): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.then(onLateSettle, onLateSettle);
+    return Promise.reject(abortedError());
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.then(onLateSettle, onLateSettle);
+      reject(abortedError());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,19 @@
+// Resource limits, checked from headers before any pixel or frame is decoded (imgproxy-style).
+export interface MediaLimits {
+  /** Pixels of one image or frame. */
+  maxPixels: number;
+  /** Frames of an animated image. */
+  maxFrames: number;
+  /** Length of a video, in seconds. */
+  maxDurationS: number;
+  maxVideoWidth: number;
+  maxVideoHeight: number;
+}
+
+export const DEFAULT_LIMITS: MediaLimits = Object.freeze({
+  maxPixels: 50_000_000,
+  maxFrames: 1000,
+  maxDurationS: 3600,
+  maxVideoWidth: 7680,
+  maxVideoHeight: 4320,
+});

@@ -1,0 +1,392 @@
+// Tells what a file is by its content and enforces every limit from its headers, before any
+// pixel or frame is decoded: a 100 kB PNG declaring 100000×100000 pixels is refused here.
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import sharp from 'sharp';
+import { MediaError, throwIfAborted } from './errors.ts';
+import type { MediaLimits } from './limits.ts';
+import {
+  FORMAT_LABEL,
+  IMAGE_MIME,
+  SNIFF_BYTES,
+  VIDEO_DEMUXER,
+  VIDEO_MIME,
+  article,
+  isRefused,
+  sniff,
+  type ImageFormat,
+  type MediaKind,
+  type Sniffed,
+  type VideoFormat,
+} from './sniff.ts';
+import { runTool } from './tools.ts';
+
+export { sniff, SNIFF_BYTES } from './sniff.ts';
+export type { ImageFormat, MediaKind, Refused, Sniffed, VideoFormat } from './sniff.ts';
+
+// libvips' operation cache would keep decoded inputs (and open handles on deleted scratch
+// files) in memory after a job ends: plaintext must not outlive its job. Every media module
+// that uses sharp imports this one.
+sharp.cache(false);
+
+export interface Probe {
+  kind: MediaKind;
+  format: string;
+  mime: string;
+  /** As displayed: orientation and rotation applied. */
+  width: number;
+  height: number;
+  frames?: number;
+  durationS?: number;
+  hasAudio?: boolean;
+  animated?: boolean;
+}
+
+export interface ProbeOptions {
+  signal?: AbortSignal;
+  onSpawn?: (pid: number) => void;
+  onReap?: (pid: number) => void;
+}
+
+/** What the converters need beyond the public Probe. */
+export interface ImageDetail {
+  format: ImageFormat;
+  /** Pixels as the decoder gives them, before any EXIF orientation. */
+  storedWidth: number;
+  storedHeight: number;
+  /** EXIF orientation that sharp applies (1–8); 1 when the decoder orients by itself. */
+  orientation: number;
+  pages: number;
+  hasAlpha: boolean;
+}
+
+export interface VideoDetail {
+  format: VideoFormat;
+  demuxer: string;
+  videoStream: number;
+  audioStream?: number;
+  codedWidth: number;
+  codedHeight: number;
+  /** Degrees from the display matrix, as ffprobe reports them. */
+  rotation: number;
+  /** Sample aspect ratio (1 for square pixels). */
+  sar: number;
+  /** Streams beyond the first video and audio (subtitles, data, more tracks, cover art). */
+  extraStreams: number;
+  pixFmt?: string;
+}
+
+export interface DetailedProbe {
+  probe: Probe;
+  image?: ImageDetail;
+  video?: VideoDetail;
+}
+
+const SHARP_FORMATS = new Set<ImageFormat>(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
+const PROBE_TIMEOUT_MS = 60_000;
+
+export const SUPPORTED_SUMMARY =
+  'images: JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, TIFF, BMP; videos: MP4, MOV, MKV, WebM, AVI, MPEG-TS, Ogg and other common containers';
+
+// ---- messages -------------------------------------------------------------------------
+
+export function megapixels(pixels: number): string {
+  const mp = pixels / 1e6;
+  if (mp >= 100) return `${Math.round(mp)} MP`;
+  return `${Number(mp.toFixed(1))} MP`;
+}
+
+export function formatDuration(s: number): string {
+  const total = Math.round(s);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = total % 60;
+  if (h) return m ? `${h} h ${m} min` : `${h} h`;
+  if (m) return sec ? `${m} min ${sec} s` : `${m} min`;
+  return `${s < 10 ? Number(s.toFixed(1)) : sec} s`;
+}
+
+function checkPixels(w: number, h: number, limits: MediaLimits, what = 'image'): void {
+  if (w * h > limits.maxPixels) {
+    throw new MediaError(
+      'limit_exceeded',
+      `The ${what} is ${w}×${h} pixels (${megapixels(w * h)}); the limit is ${megapixels(limits.maxPixels)}.`,
+    );
+  }
+}
+
+function checkFrames(frames: number, limits: MediaLimits): void {
+  if (frames > limits.maxFrames) {
+    throw new MediaError('limit_exceeded', `The animation has ${frames} frames; the limit is ${limits.maxFrames}.`);
+  }
+}
+
+const corruptImage = (label: string) =>
+  new MediaError('corrupt', `The ${label} image could not be read: the file is damaged or incomplete.`);
+const corruptVideo = (label: string) =>
+  new MediaError('corrupt', `The ${label} video could not be read: the file is damaged or incomplete.`);
+
+// ---- entry points ---------------------------------------------------------------------
+
+export async function readHead(path: string, n = SNIFF_BYTES): Promise<{ head: Buffer; size: number }> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const head = Buffer.alloc(Math.min(n, size));
+    if (head.length) await fh.read(head, 0, head.length, 0);
+    return { head, size };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Recognises the file by content, or throws 'empty' / 'unsupported_media'. */
+export async function identify(path: string): Promise<Sniffed> {
+  const { head, size } = await readHead(path);
+  if (size === 0) throw new MediaError('empty', 'The file is empty (0 bytes).');
+  const s = sniff(head);
+  if (s === undefined) {
+    throw new MediaError('unsupported_media', `The file is not an image or a video this service recognises. Supported are ${SUPPORTED_SUMMARY}.`);
+  }
+  if (isRefused(s)) {
+    throw new MediaError('unsupported_media', `The file is ${article(s.known)} ${s.known}, which is not supported. Supported are ${SUPPORTED_SUMMARY}.`);
+  }
+  return s;
+}
+
+export async function probe(path: string, limits: MediaLimits, opts: ProbeOptions = {}): Promise<Probe> {
+  return (await probeDetailed(path, limits, opts)).probe;
+}
+
+export async function probeDetailed(path: string, limits: MediaLimits, opts: ProbeOptions = {}): Promise<DetailedProbe> {
+  throwIfAborted(opts.signal);
+  path = resolve(path); // tools get absolute paths: never one that could read as an option
+  const s = await identify(path);
+  return s.kind === 'image' ? probeImage(path, s.format as ImageFormat, limits, opts) : probeVideo(path, s.format as VideoFormat, limits, opts);
+}
+
+// ---- images ---------------------------------------------------------------------------
+
+async function probeImage(path: string, format: ImageFormat, limits: MediaLimits, opts: ProbeOptions): Promise<DetailedProbe> {
+  const label = FORMAT_LABEL[format];
+  let d: ImageDetail;
+  if (SHARP_FORMATS.has(format)) d = await sharpHeader(path, format, label);
+  else if (format === 'heic') d = await heifHeader(path, label, opts, limits);
+  else if (format === 'jxl') d = await jxlHeader(path, label, opts);
+  else d = await bmpHeader(path, label);
+
+  checkPixels(d.storedWidth, d.storedHeight, limits);
+  const animated = d.pages > 1 && format !== 'tiff';
+  if (animated) checkFrames(d.pages, limits);
+
+  const swap = d.orientation >= 5;
+  return {
+    probe: {
+      kind: 'image',
+      format,
+      mime: IMAGE_MIME[format],
+      width: swap ? d.storedHeight : d.storedWidth,
+      height: swap ? d.storedWidth : d.storedHeight,
+      frames: d.pages,
+      animated,
+    },
+    image: d,
+  };
+}
+
+async function sharpHeader(path: string, format: ImageFormat, label: string): Promise<ImageDetail> {
+  let m: sharp.Metadata;
+  try {
+    // Header only: libvips opens lazily, and the pixel limit is ours to check, with a clear message.
+    m = await sharp(path, { limitInputPixels: false }).metadata();
+  } catch (e) {
+    throw Object.assign(corruptImage(label), { cause: e });
+  }
+  const expected = format === 'avif' ? 'heif' : format;
+  if (m.format !== expected || !m.width || !m.height) throw corruptImage(label);
+  // libvips applies HEIF transforms itself and ignores EXIF orientation there, as the format says.
+  const orientation = format === 'avif' ? 1 : (m.orientation ?? 1);
+  return {
+    format,
+    storedWidth: m.width,
+    storedHeight: m.pageHeight ?? m.height,
+    orientation: orientation >= 1 && orientation <= 8 ? orientation : 1,
+    pages: m.pages ?? 1,
+    hasAlpha: m.hasAlpha ?? false,
+  };
+}
+
+async function heifHeader(path: string, label: string, opts: ProbeOptions, limits: MediaLimits): Promise<ImageDetail> {
+  const r = await runTool('heif-info', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, maxStdout: 1 << 20 });
+  const out = r.stdout.toString('utf8');
+  // "image: 4032x3024 (id=1), primary" — libheif's size with irot/imir applied.
+  const m = /^image: (\d+)x(\d+) \(id=\d+\), primary/m.exec(out);
+  // libheif refuses sizes past its own security limit before we see them: still a size limit.
+  const huge = /Security limit exceeded: Image size (\d+)x(\d+) exceeds the maximum image size (\d+x\d+)/.exec(r.stderr);
+  if (huge) {
+    checkPixels(Number(huge[1]), Number(huge[2]), limits);
+    throw new MediaError('limit_exceeded', `The image is ${huge[1]}×${huge[2]} pixels; HEIC decoding is limited to ${huge[3].replace('x', '×')}.`);
+  }
+  if (r.code !== 0 || !m) throw corruptImage(label);
+  const primary = out.slice(m.index).split(/^image: /m)[1] ?? '';
+  return {
+    format: 'heic',
+    storedWidth: Number(m[1]),
+    storedHeight: Number(m[2]),
+    orientation: 1,
+    pages: 1,
+    hasAlpha: /alpha channel: yes/.test(primary),
+  };
+}
+
+async function jxlHeader(path: string, label: string, opts: ProbeOptions): Promise<ImageDetail> {
+  const r = await runTool('jxlinfo', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, maxStdout: 4 << 20 });
+  const out = r.stdout.toString('utf8');
+  // "JPEG XL image, 1920x1440, lossy, 8-bit RGB" — jxlinfo reads headers, not pixels.
+  const m = /^JPEG XL (image|animation), (\d+)x(\d+)/m.exec(out);
+  if (r.code !== 0 || !m) throw corruptImage(label);
+  const frames = m[1] === 'animation' ? Math.max(1, (out.match(/^frame:/gm) ?? []).length) : 1;
+  return {
+    format: 'jxl',
+    storedWidth: Number(m[2]),
+    storedHeight: Number(m[3]),
+    orientation: 1, // djxl applies the codestream orientation itself
+    pages: frames,
+    hasAlpha: /RGBA|GrayA|alpha/i.test(out.split('\n')[0]),
+  };
+}
+
+async function bmpHeader(path: string, label: string): Promise<ImageDetail> {
+  const { head } = await readHead(path, 64);
+  if (head.length < 26) throw corruptImage(label);
+  const dib = head.readUInt32LE(14);
+  let w: number, h: number, bpp: number, compression = 0;
+  if (dib === 12) {
+    w = head.readUInt16LE(18);
+    h = head.readInt16LE(20);
+    bpp = head.readUInt16LE(24);
+  } else {
+    if (head.length < 34) throw corruptImage(label);
+    w = head.readInt32LE(18);
+    h = head.readInt32LE(22);
+    bpp = head.readUInt16LE(28);
+    compression = head.readUInt32LE(30);
+  }
+  if (compression === 4 || compression === 5) {
+    throw new MediaError('unsupported_media', 'BMP files that wrap JPEG or PNG data are not supported; send the JPEG or PNG itself.');
+  }
+  if (w <= 0 || h === 0 || ![1, 2, 4, 8, 16, 24, 32].includes(bpp) || ![0, 1, 2, 3, 6].includes(compression)) throw corruptImage(label);
+  return { format: 'bmp', storedWidth: w, storedHeight: Math.abs(h), orientation: 1, pages: 1, hasAlpha: bpp === 32 };
+}
+
+// ---- video ----------------------------------------------------------------------------
+
+interface FfprobeStream {
+  index: number;
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  pix_fmt?: string;
+  sample_aspect_ratio?: string;
+  duration?: string;
+  nb_frames?: string;
+  disposition?: { attached_pic?: number };
+  side_data_list?: { side_data_type?: string; rotation?: number }[];
+  tags?: Record<string, string>;
+}
+
+interface FfprobeOutput {
+  streams?: FfprobeStream[];
+  format?: { duration?: string };
+}
+
+export async function ffprobeJson(path: string, demuxer: string | undefined, opts: ProbeOptions): Promise<FfprobeOutput | undefined> {
+  const args = ['-v', 'error', '-hide_banner', '-protocol_whitelist', 'file', '-print_format', 'json', '-show_format', '-show_streams'];
+  if (demuxer) args.push('-f', demuxer);
+  args.push('-i', `file:${path}`);
+  const r = await runTool('ffprobe', args, { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS });
+  if (r.code !== 0) return undefined;
+  try {
+    return JSON.parse(r.stdout.toString('utf8')) as FfprobeOutput;
+  } catch {
+    return undefined;
+  }
+}
+
+export function streamRotation(s: FfprobeStream): number {
+  const r = s.side_data_list?.find((d) => d.side_data_type === 'Display Matrix')?.rotation;
+  if (typeof r === 'number' && Number.isFinite(r)) return r;
+  const tag = Number(s.tags?.rotate);
+  return Number.isFinite(tag) ? -tag : 0;
+}
+
+const num = (v: string | undefined): number | undefined => {
+  const n = Number(v);
+  return v !== undefined && v !== 'N/A' && Number.isFinite(n) && n >= 0 ? n : undefined;
+};
+
+async function probeVideo(path: string, format: VideoFormat, limits: MediaLimits, opts: ProbeOptions): Promise<DetailedProbe> {
+  const label = FORMAT_LABEL[format];
+  const demuxer = VIDEO_DEMUXER[format];
+  const info = await ffprobeJson(path, demuxer, opts);
+  if (!info) throw corruptVideo(label);
+  const streams = info.streams ?? [];
+  const v = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width && s.height);
+  if (!v) {
+    const audioOnly = streams.some((s) => s.codec_type === 'audio');
+    throw new MediaError(
+      'unsupported_media',
+      audioOnly ? `The ${label} file holds only audio; send a video or an image.` : `The ${label} file holds no video stream.`,
+    );
+  }
+  if (!v.codec_name || v.codec_name === 'none') {
+    throw new MediaError('unsupported_media', `The ${label} file uses a video codec this service cannot decode.`);
+  }
+  const a = streams.find((s) => s.codec_type === 'audio' && s.codec_name && s.codec_name !== 'none');
+  const rotation = streamRotation(v);
+  const sarMatch = /^(\d+):(\d+)$/.exec(v.sample_aspect_ratio ?? '');
+  const sar = sarMatch && Number(sarMatch[1]) > 0 && Number(sarMatch[2]) > 0 ? Number(sarMatch[1]) / Number(sarMatch[2]) : 1;
+  const shownW = Math.max(1, Math.round(v.width! * sar));
+  const quarter = Math.abs(Math.round(rotation / 90)) % 2 === 1;
+  const width = quarter ? v.height! : shownW;
+  const height = quarter ? shownW : v.height!;
+
+  const long = Math.max(width, height);
+  const short = Math.min(width, height);
+  const maxLong = Math.max(limits.maxVideoWidth, limits.maxVideoHeight);
+  const maxShort = Math.min(limits.maxVideoWidth, limits.maxVideoHeight);
+  if (long > maxLong || short > maxShort) {
+    throw new MediaError('limit_exceeded', `The video is ${width}×${height}; the limit is ${limits.maxVideoWidth}×${limits.maxVideoHeight}.`);
+  }
+  const durationS = num(info.format?.duration) ?? num(v.duration);
+  if (durationS !== undefined && durationS > limits.maxDurationS) {
+    throw new MediaError('limit_exceeded', `The video is ${formatDuration(durationS)} long; the limit is ${formatDuration(limits.maxDurationS)}.`);
+  }
+  const frames = num(v.nb_frames);
+  return {
+    probe: {
+      kind: 'video',
+      format,
+      mime: VIDEO_MIME[format],
+      width,
+      height,
+      ...(frames !== undefined ? { frames } : {}),
+      ...(durationS !== undefined ? { durationS } : {}),
+      hasAudio: a !== undefined,
+    },
+    video: {
+      format,
+      demuxer,
+      videoStream: v.index,
+      ...(a ? { audioStream: a.index } : {}),
+      codedWidth: v.width!,
+      codedHeight: v.height!,
+      rotation,
+      sar,
+      extraStreams: streams.length - 1 - (a ? 1 : 0),
+      pixFmt: v.pix_fmt,
+    },
+  };
+}
+

@@ -1,0 +1,149 @@
+// Runs a media tool (ffmpeg, heif-enc, cjxl, ...) with an argument array, never a shell, and
+// makes sure it is gone when the call settles: an abort or a timeout SIGKILLs it and the
+// promise waits for its exit, so no process outlives the job that started it.
+import { spawn } from 'node:child_process';
+import { MediaError, abortedError } from './errors.ts';
+
+export interface RunToolOptions {
+  signal?: AbortSignal;
+  /** Called with the child's pid once it runs (for the job engine's bookkeeping). */
+  onSpawn?: (pid: number) => void;
+  /** Called with the pid once the child has exited and been reaped. */
+  onReap?: (pid: number) => void;
+  timeoutMs?: number;
+  stdin?: Buffer | string;
+  /** Stderr kept (its tail), in characters. Default 64 KiB. */
+  maxStderr?: number;
+  /** Stdout kept, in bytes; more kills the tool. Default 16 MiB. */
+  maxStdout?: number;
+  onStderrLine?: (line: string) => void;
+  onStdoutLine?: (line: string) => void;
+  cwd?: string;
+}
+
+export interface ToolResult {
+  stdout: Buffer;
+  /** Tool diagnostics: may quote paths and content, so never show it to users as it is. */
+  stderr: string;
+  /** Exit code; -1 when the tool died of a signal. */
+  code: number;
+}
+
+// Tools get a minimal environment: nothing of the service's (keys, config) leaks into them.
+function toolEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
+}
+
+function lineSplitter(cb: (line: string) => void): { push(chunk: string): void; end(): void } {
+  let rest = '';
+  return {
+    push(chunk) {
+      rest += chunk;
+      let i: number;
+      while ((i = rest.search(/\r?\n|\r/)) >= 0) {
+        const m = /\r?\n|\r/.exec(rest.slice(i))!;
+        cb(rest.slice(0, i));
+        rest = rest.slice(i + m[0].length);
+      }
+      if (rest.length > 65_536) rest = rest.slice(-65_536);
+    },
+    end() {
+      if (rest) cb(rest);
+      rest = '';
+    },
+  };
+}
+
+export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}): Promise<ToolResult> {
+  const maxStderr = opts.maxStderr ?? 65_536;
+  const maxStdout = opts.maxStdout ?? 16 * 1024 * 1024;
+  return new Promise<ToolResult>((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(abortedError());
+
+    const child = spawn(cmd, args, {
+      shell: false,
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      cwd: opts.cwd,
+      env: toolEnv(),
+      windowsHide: true,
+    });
+
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = '';
+    let stopped: MediaError | undefined;
+    let spawnError: Error | undefined;
+
+    const stop = (why: MediaError) => {
+      if (stopped) return;
+      stopped = why;
+      child.kill('SIGKILL');
+    };
+
+    const onAbort = () => stop(abortedError());
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(
+            () => stop(new MediaError('limit_exceeded', `Processing took longer than the ${Math.round(opts.timeoutMs! / 1000)} s allowed and was stopped.`)),
+            opts.timeoutMs,
+          );
+
+    const outLines = opts.onStdoutLine ? lineSplitter(opts.onStdoutLine) : undefined;
+    const errLines = opts.onStderrLine ? lineSplitter(opts.onStderrLine) : undefined;
+
+    child.stdout!.on('data', (chunk: Buffer) => {
+      outLines?.push(chunk.toString('utf8'));
+      if (outBytes + chunk.length > maxStdout) {
+        stop(new MediaError('engine_failed', `The media tool ${cmd} produced more output than expected and was stopped.`));
+        return;
+      }
+      out.push(chunk);
+      outBytes += chunk.length;
+    });
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      errLines?.push(chunk);
+      stderr += chunk;
+      if (stderr.length > maxStderr * 2) stderr = stderr.slice(-maxStderr);
+    });
+
+    if (opts.stdin !== undefined) {
+      child.stdin!.on('error', () => {}); // the tool may exit before reading all of it
+      child.stdin!.end(opts.stdin);
+    }
+
+    child.on('spawn', () => {
+      if (child.pid !== undefined) opts.onSpawn?.(child.pid);
+    });
+    // 'close' comes after exit and after stdio closed, so nothing is left running or pending.
+    let settled = false;
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      opts.signal?.removeEventListener('abort', onAbort);
+      if (timer) clearTimeout(timer);
+      outLines?.end();
+      errLines?.end();
+      if (child.pid !== undefined) opts.onReap?.(child.pid);
+      if (stopped) return reject(stopped);
+      if (spawnError) {
+        const missing = (spawnError as NodeJS.ErrnoException).code === 'ENOENT';
+        return reject(
+          new MediaError('engine_failed', missing ? `The media tool ${cmd} is not installed on this server.` : `The media tool ${cmd} could not be started.`, {
+            cause: spawnError,
+          }),
+        );
+      }
+      if (stderr.length > maxStderr) stderr = stderr.slice(-maxStderr);
+      resolve({ stdout: Buffer.concat(out), stderr, code: signal ? -1 : (code ?? -1) });
+    };
+    child.on('close', finish);
+    child.on('error', (e) => {
+      spawnError = e;
+      // A tool that never started emits no reliable 'close'.
+      if (child.pid === undefined) finish(null, null);
+    });
+  });
+}
