@@ -46,7 +46,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   const repos = sqliteRepositories(db);
   const { key: masterKey, created } = MasterKey.load(config.masterKey);
   const blobs = await EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
-  const scratch = new Scratch(config.scratchDir);
+  const scratch = new Scratch(config.scratchDir, config.dataDir);
   const accounts = new Accounts(repos.accounts);
   const apiKeys = new ApiKeys({
     repo: repos.apiKeys,

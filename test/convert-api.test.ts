@@ -160,7 +160,8 @@ test('a bomb, a truncated file, a lying extension and a zero-byte file fail with
   // the service goes on serving other jobs
   const next = await session(svc, key, [['b.jpg', good]]);
   await svc.api('POST', '/api/convert/job', key, { upload_uid: next, image_format: 'avif', quality: 50 });
-  t.is((await waitFor(svc, key, next)).status, 'completed');
+  const nextDone = await waitFor(svc, key, next);
+  t.is(nextDone.status, 'completed', nextDone.progress_message);
 });
 
 test('metadata never survives: GPS, EXIF, XMP, IPTC and a comment are gone, and the rotated photo comes out upright', async (t) => {
@@ -217,7 +218,7 @@ test('a job over its time limit is stopped, fails with a clear message, and leav
   await new Promise((r) => setTimeout(r, 500));
   // no tool is left working on a job folder that no longer exists (other tests' jobs may run)
   const leaked = run('ps', ['-eo', 'stat=,args=']).toString().split('\n').filter((l) => {
-    const m = /^(\S+)\s+ffmpeg .*?(\/dev\/shm\/obscura-job-[A-Za-z0-9]+)/.exec(l.trim());
+    const m = /^(\S+)\s+ffmpeg .*?(\/dev\/shm\/obscura-job-[0-9a-f]{8}-[A-Za-z0-9]{6})/.exec(l.trim());
     return m && !m[1].startsWith('Z') && !existsSync(m[2]);
   });
   t.deepEqual(leaked, []);

@@ -14,7 +14,8 @@ test('a job gets a private folder on a memory-backed filesystem, removed when it
     return 42;
   });
   t.is(out, 42);
-  t.true(seen.startsWith('/dev/shm/obscura-job-'));
+  t.true(seen.startsWith(`/dev/shm/${scratch.prefix}`));
+  t.regex(scratch.prefix, /^obscura-job-[0-9a-f]{8}-$/);
   t.false(existsSync(seen));
 });
 
@@ -36,11 +37,14 @@ test('the folder is removed when the job throws', async (t) => {
 test('leftovers of a killed process are swept; disk-backed roots are recognised', async (t) => {
   const root = '/dev/shm/obscura-sweep-test-' + process.pid;
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  mkdirSync(path.join(root, 'obscura-job-left'), { recursive: true });
+  const scratch = new Scratch(root, '/srv/a');
+  const neighbour = new Scratch(root, '/srv/b'); // another service on the same root
+  mkdirSync(path.join(root, `${scratch.prefix}left`), { recursive: true });
+  mkdirSync(path.join(root, `${neighbour.prefix}busy`), { recursive: true });
   mkdirSync(path.join(root, 'unrelated'), { recursive: true });
-  const scratch = new Scratch(root);
   t.is(await scratch.sweep(), 1);
-  t.false(existsSync(path.join(root, 'obscura-job-left')));
+  t.false(existsSync(path.join(root, `${scratch.prefix}left`)));
+  t.true(existsSync(path.join(root, `${neighbour.prefix}busy`)), "another instance's jobs are left alone");
   t.true(existsSync(path.join(root, 'unrelated')));
   t.false(new Scratch(process.cwd()).isMemoryBacked());
 });

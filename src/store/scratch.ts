@@ -1,6 +1,7 @@
 // Private working folders for media tools that need files (ffmpeg, cjxl, heif-enc). They
 // live on a memory-backed filesystem so plaintext never reaches persistent disk, and are
 // removed however the job ends; a crash's leftovers are swept at the next start.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,14 +10,18 @@ const PREFIX = 'obscura-job-';
 
 export class Scratch {
   readonly root: string;
+  /** Folder-name prefix of this service instance: a sweep never touches another instance's jobs. */
+  readonly prefix: string;
 
-  constructor(root: string) {
+  /** `instance` tells apart services sharing one scratch root (the data folder, say). */
+  constructor(root: string, instance = 'default') {
     this.root = path.resolve(root);
+    this.prefix = `${PREFIX}${createHash('sha256').update(instance).digest('hex').slice(0, 8)}-`;
   }
 
   /** Gives fn a fresh folder (mode 0700) and removes it when fn settles, whatever the outcome. */
   async with<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-    const dir = await mkdtemp(path.join(this.root, PREFIX));
+    const dir = await mkdtemp(path.join(this.root, this.prefix));
     try {
       return await fn(dir);
     } finally {
@@ -32,7 +37,7 @@ export class Scratch {
     await this.#killOrphans();
     let n = 0;
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
-      if (!name.startsWith(PREFIX)) continue;
+      if (!name.startsWith(this.prefix)) continue;
       await rm(path.join(this.root, name), { recursive: true, force: true });
       n++;
     }
@@ -40,7 +45,7 @@ export class Scratch {
   }
 
   async #killOrphans(): Promise<void> {
-    const needle = path.join(this.root, PREFIX);
+    const needle = path.join(this.root, this.prefix);
     const uid = process.getuid?.();
     for (const pid of await readdir('/proc').catch(() => [] as string[])) {
       if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
