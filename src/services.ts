@@ -8,6 +8,7 @@ import { ApiKeys } from './domain/api-keys.ts';
 import { Jobs } from './domain/jobs.ts';
 import { Maintenance } from './domain/maintenance.ts';
 import { convertRunner } from './domain/runners/convert.ts';
+import { hideRunner, revealRunner } from './domain/runners/stego.ts';
 import { Sessions } from './domain/sessions.ts';
 import { Uploads } from './domain/uploads.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -81,6 +82,8 @@ export async function createServices(config: Config, opts: { logDestination?: De
     limits: config.jobs,
   });
   jobs.register(convertRunner({ uploads, limits: config.media }));
+  jobs.register(hideRunner({ uploads, limits: config.media }));
+  jobs.register(revealRunner({ uploads, limits: config.media }));
   return {
     config,
     log,

@@ -76,7 +76,9 @@ export interface Runner {
   /** Which session types this product's jobs run on. */
   sessionTypes: readonly SessionType[];
   /** Checks the start request (422 for unknown or bad options); returns the options to keep. */
-  validate(body: Record<string, unknown>, session: SessionRow, inputs: UploadRow[]): Promise<Record<string, unknown>>;
+  validate(body: Record<string, unknown>, session: SessionRow, inputs: UploadRow[], ctx: { pool: WorkerPool; scratch: Scratch }): Promise<Record<string, unknown>>;
+  /** Options erased when the job finishes (a passphrase lives only while the job may run). */
+  secretOptions?: readonly string[];
   run(ctx: JobContext): Promise<RunOutcome>;
 }
 
@@ -180,7 +182,7 @@ export class Jobs {
     const inputs = this.#inputs(session);
     if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
     const { upload_uid: _u, expiry: _e, ...rest } = body;
-    const options = await runner.validate(rest, session, inputs);
+    const options = await runner.validate(rest, session, inputs, { pool: this.#pool, scratch: this.#scratch });
     const now = Date.now();
     const job: JobRow = {
       id: newId('job', 16),
@@ -350,6 +352,7 @@ export class Jobs {
     const now = Date.now();
     const hasAssets = this.#assets.forJob(job.id).length > 0;
     const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
+    for (const k of this.#runners.get(job.product)?.secretOptions ?? []) delete sealed.options[k];
     this.#rows.update(job.id, {
       state: outcome.state,
       progress: outcome.state === 'failed' ? job.progress : 100,

@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
 import { convertRoutes } from './api/convert.ts';
 import { sessionRoutes } from './api/sessions.ts';
+import { stegoRoutes } from './api/stego.ts';
 import { tusRoutes } from './api/tus.ts';
 import { directUploadRoutes } from './api/upload.ts';
 import { statusRoutes } from './api/status.ts';
@@ -53,6 +54,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
     v1UploadRoutes(deps),
     convertRoutes(deps),
+    stegoRoutes(deps),
   ];
   for (const router of routers) {
     app.use(router.routes());

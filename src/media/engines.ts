@@ -25,6 +25,16 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
     const { convert } = await import('./convert/index.ts');
     return convert(a.input, a.outDir, a.options, { limits: a.limits, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
+  async hide(args, ctx) {
+    const a = args as { cover: string; secrets: { path: string; name: string }[]; passphrase: string; outDir: string; format: 'png' | 'webp' | 'avif'; limits: MediaLimits };
+    const { hideInImage, readSecrets } = await import('./stego/image.ts');
+    return hideInImage(a.cover, await readSecrets(a.secrets), a.passphrase, a.outDir, a.format, { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+  },
+  async reveal(args, ctx) {
+    const a = args as { file: string; passphrase: string; outDir: string; limits: MediaLimits };
+    const { revealFromImage } = await import('./stego/image.ts');
+    return revealFromImage(a.file, a.passphrase, a.outDir, { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+  },
   async probe(args, ctx) {
     const a = args as { input: string; limits: MediaLimits };
     const { probe } = await import('./probe.ts');

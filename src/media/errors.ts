@@ -7,7 +7,9 @@ export type MediaErrorCode =
   | 'empty'
   | 'invalid_option'
   | 'engine_failed'
-  | 'aborted';
+  | 'aborted'
+  /** reveal: wrong passphrase, nothing hidden, or a re-encoded file; deliberately one answer */
+  | 'nothing_found';
 
 export class MediaError extends Error {
   override name = 'MediaError';

@@ -3,7 +3,8 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import { readObject } from '../body.ts';
-import { urlFor, type AppState } from '../context.ts';
+import type { AppState } from '../context.ts';
+import { resultFile } from './results.ts';
 import { sendFile } from '../download.ts';
 import { requireKey } from '../middleware/auth.ts';
 
@@ -32,21 +33,7 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
       job_uid: job.id,
       status: job.state,
       expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
-      result_files: assets.map((a) => {
-        const path = `/api/convert/download/${a.id}`;
-        return {
-          asset_id: a.id,
-          name: a.name,
-          output_name: a.outputName,
-          mime_type: a.mimeType,
-          file_size: a.size,
-          width: a.extra?.width,
-          height: a.extra?.height,
-          notes: a.extra?.notes ?? [],
-          download_path: path,
-          download_url: urlFor(ctx, path),
-        };
-      }),
+      result_files: assets.map((a) => resultFile(ctx, a, '/api/convert/download')),
       failed_files: ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message })),
     };
   });

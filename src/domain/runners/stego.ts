@@ -1,0 +1,200 @@
+// Hide and reveal. Hide: step-1 secrets go into the step-2 cover, sealed under a key from the
+// passphrase. Reveal: every secret back under its original name, or one and the same failure
+// whatever went wrong, so a failed reveal tells nothing about why.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { MediaLimits } from '../../media/limits.ts';
+import { sniff } from '../../media/probe.ts';
+import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
+import { STEGO_IMAGE_FORMATS, imageCapacity } from '../../media/stego/image.ts';
+import { NOTHING_FOUND } from '../../media/stego/stream.ts';
+import { TaskError } from '../../queue/worker-pool.ts';
+import type { UploadRow } from '../../store/repositories.ts';
+import { AppError } from '../errors.ts';
+import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
+import type { Uploads } from '../uploads.ts';
+import { outputName } from './convert.ts';
+
+const MAX_PASSPHRASE = 1024;
+
+function passphraseOf(body: Record<string, unknown>): string {
+  const p = body.password;
+  if (typeof p !== 'string' || p === '') throw new AppError('invalid', 'missing_password', 'password is required: the passphrase that seals the hidden files. It cannot be empty.');
+  if (p.length > MAX_PASSPHRASE) throw new AppError('invalid', 'invalid_password', `The passphrase is longer than ${MAX_PASSPHRASE} characters.`);
+  return p;
+}
+
+/** A short, plain-language warning, or undefined for a passphrase that looks strong. */
+export function weakness(p: string): string | undefined {
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(p)).length;
+  const words = p.trim().split(/\s+/).length;
+  if (p.length < 8) return 'The passphrase is very short; anyone who gets the file could guess it. Use four or more random words.';
+  if (new Set(p).size <= 3) return 'The passphrase repeats a few characters; it is easy to guess. Use four or more random words.';
+  if (p.length < 14 && classes < 3 && words < 3) return 'The passphrase is weak; use four or more random words, or a longer mix of characters.';
+  return undefined;
+}
+
+function checkKeys(body: Record<string, unknown>, allowed: string[]): void {
+  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+  if (unknown.length) throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
+}
+
+async function toScratch(uploads: Uploads, row: UploadRow, file: string): Promise<void> {
+  await pipeline(uploads.read(row), createWriteStream(file, { mode: 0o600 }));
+}
+
+const failureMessage = (err: unknown) => (err instanceof TaskError ? { error: err.code, message: err.message } : { error: 'internal_error', message: 'The job failed on our side.' });
+
+export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
+  return {
+    product: 'hide',
+    sessionTypes: ['hide'],
+    secretOptions: ['password'],
+
+    async validate(body, _session, inputs, ctx) {
+      checkKeys(body, ['password', 'output_format']);
+      const password = passphraseOf(body);
+      const format = body.output_format ?? 'png';
+      if (typeof format !== 'string' || !(STEGO_IMAGE_FORMATS as readonly string[]).includes(format)) {
+        throw new AppError('invalid', 'invalid_option', `output_format must be one of ${STEGO_IMAGE_FORMATS.join(', ')} (lossless).`);
+      }
+      const secrets = inputs.filter((u) => u.step === 1);
+      const covers = inputs.filter((u) => u.step === 2);
+      if (!secrets.length) throw new AppError('invalid', 'no_secret', 'Upload at least one file to hide (step 1).');
+      if (covers.length !== 1) throw new AppError('invalid', 'no_cover', 'Upload exactly one cover image (step 2).');
+      // capacity first, from the cover's header: a secret that cannot fit is refused now
+      const capacity = await ctx.scratch.with(async (dir) => {
+        const file = path.join(dir, 'cover');
+        await toScratch(deps.uploads, covers[0], file);
+        try {
+          const p = await ctx.pool.run<{ kind: string; width: number; height: number }>({ engine: 'probe', args: { input: file, limits: deps.limits } });
+          if (p.kind !== 'image') throw new AppError('unsupported_media', 'unsupported_cover', 'The cover must be an image (PNG, WebP, AVIF, JPEG, HEIC, JXL, GIF, TIFF or BMP).');
+          return imageCapacity(p as never);
+        } catch (err) {
+          if (err instanceof TaskError) throw new AppError(err.code === 'limit_exceeded' ? 'too_large' : 'unsupported_media', err.code, `The cover cannot be used: ${err.message}`);
+          throw err;
+        }
+      });
+      const needed = CONTAINER_OVERHEAD + secrets.reduce((n, u) => n + u.size + fileOverhead(deps.uploads.nameOf(u)), 0);
+      if (needed > capacity) {
+        throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
+          capacity_bytes: capacity,
+          needed_bytes: needed,
+        });
+      }
+      return { password, output_format: format, capacity };
+    },
+
+    async run(ctx: JobContext): Promise<RunOutcome> {
+      const password = ctx.options.password as string;
+      const format = ctx.options.output_format as 'png' | 'webp' | 'avif';
+      const secrets = ctx.inputs.filter((u) => u.step === 1);
+      const cover = ctx.inputs.find((u) => u.step === 2)!;
+      const notes: string[] = [];
+      ctx.progress(0.05, 'Preparing the cover and the files to hide.');
+      try {
+        await ctx.scratch.with(async (dir) => {
+          const outDir = path.join(dir, 'out');
+          await mkdir(outDir, { mode: 0o700 });
+          const coverFile = path.join(dir, 'cover');
+          await toScratch(ctx.uploads, cover, coverFile);
+          const files = [];
+          for (const [i, s] of secrets.entries()) {
+            const f = path.join(dir, `secret-${i}`);
+            await toScratch(ctx.uploads, s, f);
+            files.push({ path: f, name: ctx.uploads.nameOf(s) });
+          }
+          ctx.progress(0.2, 'Hiding.');
+          const r = await ctx.pool.run<{ path: string; mime: string; extension: string; width: number; height: number; capacity: number; changed: number; notes: string[] }>(
+            { engine: 'hide', args: { cover: coverFile, secrets: files, passphrase: password, outDir, format, limits: deps.limits } },
+            { signal: ctx.signal },
+          );
+          const coverName = ctx.uploads.nameOf(cover);
+          await ctx.addAsset({
+            category: 'result',
+            name: coverName,
+            outputName: outputName(coverName, r.extension, new Set()),
+            mimeType: r.mime,
+            source: createReadStream(r.path),
+            extra: { notes: r.notes, width: r.width, height: r.height },
+          });
+          notes.push(...r.notes);
+        });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        const f = failureMessage(err);
+        return { state: 'failed', message: f.message, error: f.error, report: {} };
+      }
+      const warn = weakness(password);
+      const n = secrets.length;
+      return {
+        state: 'completed',
+        message: [`Hid ${n} file${n === 1 ? '' : 's'} in the cover; the result is lossless.`, ...notes, ...(warn ? [warn] : [])].join(' '),
+        report: { weak_passphrase: Boolean(warn) },
+      };
+    },
+  };
+}
+export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
+  return {
+    product: 'reveal',
+    sessionTypes: ['reveal'],
+    secretOptions: ['password'],
+
+    async validate(body, _session, inputs) {
+      checkKeys(body, ['password']);
+      const password = passphraseOf(body);
+      if (inputs.length !== 1) throw new AppError('invalid', 'no_file', 'Upload the one file to reveal from (step 1).');
+      return { password };
+    },
+
+    async run(ctx: JobContext): Promise<RunOutcome> {
+      const password = ctx.options.password as string;
+      const file = ctx.inputs[0];
+      ctx.progress(0.1, 'Looking for hidden content.');
+      try {
+        const count = await ctx.scratch.with(async (dir) => {
+          const outDir = path.join(dir, 'out');
+          await mkdir(outDir, { mode: 0o700 });
+          const input = path.join(dir, 'input');
+          await toScratch(ctx.uploads, file, input);
+          const found = await ctx.pool.run<{ path: string; name: string; size: number }[]>(
+            { engine: 'reveal', args: { file: input, passphrase: password, outDir, limits: deps.limits } },
+            { signal: ctx.signal },
+          );
+          for (const f of found) {
+            const head = await firstBytes(f.path);
+            const kind = sniff(head);
+            await ctx.addAsset({
+              category: 'result',
+              name: f.name,
+              outputName: f.name,
+              mimeType: kind && 'mime' in kind ? kind.mime : 'application/octet-stream',
+              source: createReadStream(f.path),
+            });
+          }
+          return found.length;
+        });
+        return { state: 'completed', message: `Recovered ${count} hidden file${count === 1 ? '' : 's'}.`, report: {} };
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        // one answer for every failure: no oracle
+        return { state: 'failed', message: NOTHING_FOUND, error: 'nothing_found', report: {} };
+      }
+    },
+  };
+}
+
+async function firstBytes(file: string): Promise<Buffer> {
+  const { open } = await import('node:fs/promises');
+  const fh = await open(file, 'r');
+  try {
+    const b = Buffer.alloc(4096);
+    const { bytesRead } = await fh.read(b, 0, b.length, 0);
+    return b.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,59 @@
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import type { Sessions } from '../../domain/sessions.ts';
+import type { Product } from '../../store/repositories.ts';
+import { readObject } from '../body.ts';
+import type { AppState, RouteCtx } from '../context.ts';
+import { sendFile } from '../download.ts';
+import { requireKey } from '../middleware/auth.ts';
+import { resultFile } from './results.ts';
+
+// Hide and reveal share one set of paths; the session's type says which one a job is.
+export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sessions }): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireKey(deps.apiKeys, 'x-api-key');
+  const { jobs } = deps;
+  const productOf = (ctx: RouteCtx, uid: unknown): Product => deps.sessions.get(ctx.state.account!, typeof uid === 'string' ? uid : '', ['hide', 'reveal']).type;
+
+  router.post('/api/job', auth, async (ctx) => {
+    const body = await readObject(ctx);
+    const product = typeof body.upload_uid === 'string' ? productOf(ctx, body.upload_uid) : 'hide';
+    const job = await jobs.create(ctx.state.account!, product, body);
+    ctx.status = 201;
+    ctx.body = { job_uid: job.id, job_type: product, status: job.state, upload_uid: job.sessionId };
+  });
+
+  router.get('/api/job/:uid', auth, (ctx) => {
+    const view = jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid)));
+    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
+    ctx.body = view;
+  });
+
+  router.get('/api/job/:uid/results', auth, (ctx) => {
+    const job = jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid));
+    const { assets } = jobs.results(job);
+    ctx.body = {
+      job_uid: job.id,
+      job_type: job.product,
+      status: job.state,
+      message: job.progressMessage,
+      expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+      result_files: assets.map((a) => resultFile(ctx, a, '/api/job/download')),
+    };
+  });
+
+  router.get('/api/job/download/:asset', auth, (ctx) => {
+    let found;
+    try {
+      found = jobs.asset(ctx.state.account!, ctx.params.asset, 'hide');
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'asset_not_found') throw err;
+      found = jobs.asset(ctx.state.account!, ctx.params.asset, 'reveal');
+    }
+    const { asset, read } = found;
+    sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: asset.outputName ?? asset.name }, read);
+  });
+
+  return router;
+}

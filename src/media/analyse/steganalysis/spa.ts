@@ -1,0 +1,145 @@
+// Sample Pairs Analysis (Dumitrescu, Wu, Wang, "Detection of LSB steganography via sample pair
+// analysis", IEEE TSP 2003), in the trace-set form of Ker ("A general framework for structural
+// steganalysis of LSB replacement", IH 2005), estimating the LSB-replacement rate p.
+//
+// Pairs are horizontally and vertically adjacent samples of the same colour channel. For a pair
+// (u, v) let m = floor(v/2) - floor(u/2). The trace set C_m is invariant under LSB flipping;
+// inside it, E_{2m+1} holds the pairs with v - u = 2m+1 and u even, O_{2m-1} those with
+// v - u = 2m-1 and u odd. The cover assumption is |E_{2m+1}| = |O_{2m+1}| (a pair with an odd
+// difference is as likely to start on an even value as on an odd one). Each pair is counted in
+// both orders, so this is the classic assumption on unordered pairs. If every sample carries a
+// message bit with probability p (so flips with probability p/2), with z = 1 - p and primes for
+// the counts observed in the suspect image:
+//
+//   (|C_m| - |C_m+1|) z^2 / 2
+//   + z [ (E'_2m+1 - O'_2m-1) + (E'_2m+3 - O'_2m+1) ]
+//   + (E'_2m+1 + O'_2m-1) - (E'_2m+3 + O'_2m+1) - (|C_m| - |C_m+1|) / 2  = 0
+//
+// The equations for m = 0..M are summed (the cover assumption is best for small differences)
+// and the root with the smallest |p| is the estimate.
+import { checkImage, colourChannels, fmt, noAnswer, quadraticRoots } from './common.ts';
+import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
+
+export interface SpaOptions {
+  /** highest trace set index summed (0 = DWW's tightest assumption only); default 3 */
+  maxM?: number;
+  /** per-sample rate above which the method alone calls the image suspect; default 0.03 */
+  threshold?: number;
+  /** fewest pairs of samples differing beyond their LSB (trace sets m != 0, invariant under
+   *  embedding) for an answer; default 4000 */
+  minTexturedPairs?: number;
+}
+
+export const SPA_DEFAULTS: Required<SpaOptions> = { maxM: 3, threshold: 0.03, minTexturedPairs: 4000 };
+
+/** Histogram of ordered adjacent sample pairs (u, v) at index u * 256 + v: horizontal and
+ *  vertical neighbours within each colour channel (alpha skipped). */
+export function pairHistogram(img: PixelImage): Uint32Array {
+  const { data, width: w, height: h, channels: ch } = img;
+  const hist = new Uint32Array(65536);
+  const stride = w * ch;
+  const hasAlpha = ch === 2 || ch === 4;
+  // horizontal: sample i with sample i + ch, same row
+  if (w >= 2) {
+    const rowSpan = (w - 1) * ch;
+    for (let y = 0; y < h; y++) {
+      const base = y * stride;
+      const end = base + rowSpan;
+      if (!hasAlpha) {
+        for (let i = base; i < end; i++) hist[(data[i] << 8) | data[i + ch]]++;
+      } else {
+        for (let i = base; i < end; i += ch) {
+          for (let c = 0; c < ch - 1; c++) hist[(data[i + c] << 8) | data[i + c + ch]]++;
+        }
+      }
+    }
+  }
+  // vertical: sample i with sample i + stride
+  const vend = (h - 1) * stride;
+  if (!hasAlpha) {
+    for (let i = 0; i < vend; i++) hist[(data[i] << 8) | data[i + stride]]++;
+  } else {
+    for (let i = 0; i < vend; i += ch) {
+      for (let c = 0; c < ch - 1; c++) hist[(data[i + c] << 8) | data[i + c + stride]]++;
+    }
+  }
+  return hist;
+}
+
+export interface SpaFit {
+  /** raw estimate of the per-sample rate (may be negative or above 1), null if no root */
+  p: number | null;
+  pairs: number;
+  texturedPairs: number;
+  notes: string[];
+}
+
+/** Solves the summed SPA quadratic from a pair histogram. */
+export function spaFromHistogram(hist: Uint32Array, maxM = SPA_DEFAULTS.maxM): SpaFit {
+  // symmetric counts: every pair taken in both orders
+  const C = new Float64Array(129); // |C_m|, m = 0..128
+  const E = new Float64Array(129); // E_{2m+1}: u even, v = u + 2m + 1
+  const O = new Float64Array(129); // O_{2m-1}: u odd,  v = u + 2m - 1
+  let pairs = 0;
+  for (let u = 0; u < 256; u++) {
+    for (let v = 0; v < 256; v++) {
+      const n = hist[(u << 8) | v] + hist[(v << 8) | u];
+      if (n === 0) continue;
+      pairs += n;
+      const m = (v >> 1) - (u >> 1);
+      if (m < 0) continue; // counted as (v, u)
+      C[m] += n;
+      const d = v - u;
+      if ((u & 1) === 0 && d === 2 * m + 1) E[m] += n;
+      else if ((u & 1) === 1 && d === 2 * m - 1) O[m] += n;
+    }
+  }
+  pairs /= 2;
+  const texturedPairs = pairs - C[0] / 2;
+  let a = 0, b = 0, c = 0;
+  for (let m = 0; m <= Math.min(maxM, 127); m++) {
+    const dc = C[m] - C[m + 1];
+    a += dc / 2;
+    b += (E[m] - O[m]) + (E[m + 1] - O[m + 1]);
+    c += (E[m] + O[m]) - (E[m + 1] + O[m + 1]) - dc / 2;
+  }
+  const notes: string[] = [];
+  const roots = quadraticRoots(a, b, c);
+  let z: number | null;
+  if (roots) {
+    z = roots.reduce((best, r) => (Math.abs(1 - r) < Math.abs(1 - best) ? r : best));
+  } else if (Math.abs(a) > 1e-12) {
+    z = -b / (2 * a); // no real root: the vertex, i.e. the real part of the complex pair
+    notes.push('quadratic without real root; used its real part');
+  } else {
+    z = null;
+    notes.push('degenerate quadratic');
+  }
+  return { p: z === null ? null : 1 - z, pairs, texturedPairs, notes };
+}
+
+export function createSpa(options: SpaOptions = {}): Steganalyser {
+  const o = { ...SPA_DEFAULTS, ...options };
+  return {
+    method: 'sample_pairs',
+    analyse(img: PixelImage): StegoEstimate {
+      checkImage(img);
+      const hist = pairHistogram(img);
+      const fit = spaFromHistogram(hist, o.maxM);
+      if (fit.texturedPairs < o.minTexturedPairs) {
+        return noAnswer('sample_pairs', `too few textured sample pairs (${fit.texturedPairs} < ${o.minTexturedPairs}): image too small or too flat`);
+      }
+      if (fit.p === null) return noAnswer('sample_pairs', ...fit.notes);
+      const rate = Math.min(1, Math.max(0, fit.p));
+      return {
+        method: 'sample_pairs',
+        rate,
+        score: fit.p,
+        detected: fit.p > o.threshold,
+        notes: [...fit.notes, `pairs ${fit.pairs}, ${colourChannels(img)} colour channel(s)`, `p = ${fmt(fit.p)}`],
+      };
+    },
+  };
+}
+
+export const samplePairs: Steganalyser = createSpa();

@@ -1,0 +1,112 @@
+// Hide and reveal in still images. The cover is decoded to 8-bit pixels (orientation applied),
+// the stream embedded, and the result written losslessly (PNG by default, lossless WebP or
+// AVIF on request) with no metadata; the output is decoded again and checked pixel for pixel.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { convert } from '../convert/index.ts';
+import { MediaError } from '../errors.ts';
+import type { MediaLimits } from '../limits.ts';
+import { probe, type Probe } from '../probe.ts';
+import { pack, unpack, type Secret } from './container.ts';
+import { IMAGE_DOMAIN, pixelSpace, type PixelInfo } from './pixels.ts';
+import { NOTHING_FOUND, capacityBytes, embed, extract } from './stream.ts';
+
+export type StegoImageFormat = 'png' | 'webp' | 'avif';
+export const STEGO_IMAGE_FORMATS: readonly StegoImageFormat[] = ['png', 'webp', 'avif'];
+const MIME: Record<StegoImageFormat, string> = { png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
+const SHARP_DECODES = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
+
+export interface StegoContext {
+  limits: MediaLimits;
+  signal?: AbortSignal;
+  onSpawn?: (pid: number) => void;
+  onReap?: (pid: number) => void;
+}
+
+interface Pixels {
+  data: Buffer;
+  info: PixelInfo;
+}
+
+/** Decodes any allowed image to 8-bit pixels, oriented as displayed. */
+async function decode(file: string, p: Probe, workDir: string, ctx: StegoContext): Promise<Pixels> {
+  let source = file;
+  if (!SHARP_DECODES.has(p.format)) {
+    // HEIC, JXL, BMP: through the converters' lossless PNG path
+    const r = await convert(file, workDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    source = r.path;
+  }
+  const { data, info } = await sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false }).rotate().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  return { data, info: { width: info.width, height: info.height, channels: info.channels } };
+}
+
+/** Capacity in bytes of container, from the header only (no decode): every sample opaque. */
+export function imageCapacity(p: Probe, channels = 3): number {
+  return capacityBytes(p.width * p.height * channels);
+}
+
+export interface HideResult {
+  path: string;
+  mime: string;
+  extension: string;
+  width: number;
+  height: number;
+  capacity: number;
+  changed: number;
+  notes: string[];
+}
+
+export async function hideInImage(cover: string, secrets: Secret[], passphrase: string, outDir: string, format: StegoImageFormat, ctx: StegoContext): Promise<HideResult> {
+  const p = await probe(cover, ctx.limits, ctx);
+  if (p.kind !== 'image') throw new MediaError('invalid_option', 'This cover is a video; video covers are written as MKV or WebM.');
+  const notes: string[] = [];
+  const { data, info } = await decode(cover, p, outDir, ctx);
+  if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
+    notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
+  }
+  const space = pixelSpace(data, info);
+  const container = pack(secrets);
+  const { changed } = await embed(space, container, passphrase, IMAGE_DOMAIN);
+  const out = path.join(outDir, `hidden.${format}`);
+  const img = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 1 | 2 | 3 | 4 } });
+  const encoded = format === 'png' ? img.png({ compressionLevel: 6, adaptiveFiltering: true }) : format === 'webp' ? img.webp({ lossless: true, effort: 4 }) : img.avif({ lossless: true, effort: 4 });
+  await encoded.toFile(out);
+  // the output must decode to exactly the embedded pixels, or the secret would be lost
+  const back = await sharp(out).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  if (back.info.channels !== info.channels || !back.data.equals(data)) {
+    throw new MediaError('engine_failed', `The ${format.toUpperCase()} encoder did not keep the pixels exactly; try PNG.`);
+  }
+  return { path: out, mime: MIME[format], extension: format, width: info.width, height: info.height, capacity: capacityBytes(space.n), changed, notes };
+}
+
+export interface RevealedFile {
+  path: string;
+  name: string;
+  size: number;
+}
+
+/** Reveals every secret; any failure at all is the same NOTHING_FOUND error. */
+export async function revealFromImage(file: string, passphrase: string, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
+  let secrets: Secret[];
+  try {
+    const p = await probe(file, ctx.limits, ctx);
+    if (p.kind !== 'image') throw new Error('not an image');
+    const { data, info } = await decode(file, p, outDir, ctx);
+    secrets = unpack(await extract(pixelSpace(data, info), passphrase, IMAGE_DOMAIN));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'aborted') throw err;
+    throw new MediaError('nothing_found', NOTHING_FOUND);
+  }
+  const out: RevealedFile[] = [];
+  for (const [i, s] of secrets.entries()) {
+    const p = path.join(outDir, `revealed-${i}`);
+    await writeFile(p, s.data, { mode: 0o600 });
+    out.push({ path: p, name: s.name, size: s.data.length });
+  }
+  return out;
+}
+
+export async function readSecrets(files: { path: string; name: string }[]): Promise<Secret[]> {
+  return Promise.all(files.map(async (f) => ({ name: f.name, data: await readFile(f.path) })));
+}

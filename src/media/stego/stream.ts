@@ -1,0 +1,248 @@
+// The embedded bit stream and how it is written into a cover's samples.
+//
+//   header (1 bit per sample, LSB matching): salt 16 | nonce 12 | sealed header 12 + tag 16
+//   payload (Hamming matrix embedding, p bits per block of 2^p - 1 samples): sealed container
+//
+// Every byte is either random (salt, nonce) or AES-256-GCM output, so without the passphrase
+// the stream is indistinguishable from random: no magic, no clear length, no clear version.
+// Samples change by ±1 (LSB matching, never replacement); matrix embedding makes the number of
+// changed samples small when the payload is small against the capacity.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { MediaError } from '../errors.ts';
+import { SALT_BYTES, locatorKey, sealKey } from './keys.ts';
+import { MAX_FILL, positions } from './positions.ts';
+
+/** The samples a payload can live in: n of them, addressed 0..n-1. */
+export interface SampleSpace {
+  n: number;
+  get(i: number): number;
+  set(i: number, v: number): void;
+}
+
+export const NOTHING_FOUND = 'No hidden content could be recovered with this passphrase.';
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+const HEADER_PLAIN = 12;
+export const HEADER_BYTES = SALT_BYTES + NONCE_BYTES + HEADER_PLAIN + TAG_BYTES;
+export const HEADER_BITS = HEADER_BYTES * 8;
+/** Blocks of up to 1023 samples: beyond that the changes saved are few and the samples read many. */
+const MAX_P = 10;
+
+export interface StreamHeader {
+  /** Sealed payload length in bytes (container + tag). */
+  length: number;
+  p: number;
+  /** Spread units (video frames) the payload spans; 1 for an image. */
+  units: number;
+}
+
+/** Largest container (bytes) the samples can hold at p = 1. */
+export function capacityBytes(n: number): number {
+  const usable = Math.floor(n * MAX_FILL) - HEADER_BITS;
+  return Math.max(0, Math.floor(usable / 8) - TAG_BYTES);
+}
+
+/**
+ * The code for a payload: the largest p (fewest changes per bit) whose blocks fill at most half
+ * of the room, so drawing positions stays cheap; failing that, the largest p that fits at all.
+ * 0 when nothing fits.
+ */
+export function chooseP(bits: number, samples: number): number {
+  const fits = (p: number, room: number) => Math.ceil(bits / p) * ((1 << p) - 1) <= room;
+  for (let p = MAX_P; p >= 1; p--) if (fits(p, samples / 2)) return p;
+  for (let p = MAX_P; p >= 1; p--) if (fits(p, samples)) return p;
+  return 0;
+}
+
+export function blocksFor(bits: number, p: number): number {
+  return Math.ceil(bits / p);
+}
+
+interface Keys {
+  locator: Buffer;
+  header: Buffer;
+  payload: Buffer;
+}
+
+async function keys(passphrase: string, salt: Uint8Array, domain: string): Promise<Keys> {
+  const seal = await sealKey(passphrase, salt);
+  return {
+    locator: locatorKey(passphrase, domain),
+    header: Buffer.from(hkdfSync('sha256', seal, Buffer.alloc(0), 'obscura/stego/header/v1', 32)),
+    payload: Buffer.from(hkdfSync('sha256', seal, Buffer.alloc(0), 'obscura/stego/payload/v1', 32)),
+  };
+}
+
+function gcm(key: Buffer, nonce: Buffer, plain: Buffer): Buffer {
+  const c = createCipheriv('aes-256-gcm', key, nonce);
+  return Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]);
+}
+
+function ungcm(key: Buffer, nonce: Buffer, sealed: Buffer): Buffer | undefined {
+  try {
+    const d = createDecipheriv('aes-256-gcm', key, nonce);
+    d.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+    return Buffer.concat([d.update(sealed.subarray(0, sealed.length - TAG_BYTES)), d.final()]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Seals a container for embedding: the header bytes, the payload bytes, and the locator key. */
+export async function seal(container: Buffer, passphrase: string, domain: string, units = 1, p = 0): Promise<{ header: Buffer; payload: Buffer; locator: Buffer; p: number }> {
+  const salt = randomBytes(SALT_BYTES);
+  const nonce = randomBytes(NONCE_BYTES);
+  const k = await keys(passphrase, salt, domain);
+  const payload = gcm(k.payload, nonce, container);
+  const plain = Buffer.alloc(HEADER_PLAIN);
+  plain.writeUInt32BE(payload.length, 0);
+  plain[4] = p;
+  plain.writeUInt32BE(units, 5);
+  const header = Buffer.concat([salt, nonce, gcm(k.header, nonce, plain)]);
+  return { header, payload, locator: k.locator, p };
+}
+
+/** Opens a header read from a cover; undefined when the passphrase does not fit. */
+export async function openHeader(
+  bytes: Buffer,
+  passphrase: string,
+  domain: string,
+): Promise<{ header: StreamHeader; payloadKey: Buffer; nonce: Buffer } | undefined> {
+  const salt = bytes.subarray(0, SALT_BYTES);
+  const nonce = bytes.subarray(SALT_BYTES, SALT_BYTES + NONCE_BYTES);
+  const k = await keys(passphrase, salt, domain);
+  const plain = ungcm(k.header, nonce, bytes.subarray(SALT_BYTES + NONCE_BYTES, HEADER_BYTES));
+  if (!plain) return undefined;
+  const header = { length: plain.readUInt32BE(0), p: plain[4], units: plain.readUInt32BE(5) };
+  if (header.p < 1 || header.p > MAX_P || header.length < TAG_BYTES || header.units < 1) return undefined;
+  return { header, payloadKey: k.payload, nonce: Buffer.from(nonce) };
+}
+
+export function openPayload(sealed: Buffer, key: Buffer, nonce: Buffer): Buffer | undefined {
+  return ungcm(key, nonce, sealed);
+}
+
+// ---- writing and reading bits ------------------------------------------------
+
+/** ±1 choices, from the system CSPRNG. */
+class Coin {
+  #buf = Buffer.alloc(0);
+  #bit = 0;
+  flip(): boolean {
+    if (this.#bit >= this.#buf.length * 8) {
+      this.#buf = randomBytes(4096);
+      this.#bit = 0;
+    }
+    const b = (this.#buf[this.#bit >>> 3] >>> (this.#bit & 7)) & 1;
+    this.#bit++;
+    return b === 1;
+  }
+}
+
+/** Changes a sample by ±1 so its LSB flips (LSB matching). */
+function nudge(space: SampleSpace, i: number, coin: Coin): void {
+  const v = space.get(i);
+  space.set(i, v === 0 ? 1 : v === 255 ? 254 : coin.flip() ? v + 1 : v - 1);
+}
+
+const bitAt = (buf: Buffer, i: number) => (buf[i >>> 3] >>> (7 - (i & 7))) & 1;
+
+/** Writes `bits` of `data` one per sample at `pos`. */
+export function writePlain(space: SampleSpace, pos: Uint32Array, data: Buffer): number {
+  const coin = new Coin();
+  let changed = 0;
+  for (let i = 0; i < data.length * 8; i++) {
+    if ((space.get(pos[i]) & 1) !== bitAt(data, i)) {
+      nudge(space, pos[i], coin);
+      changed++;
+    }
+  }
+  return changed;
+}
+
+export function readPlain(space: SampleSpace, pos: Uint32Array, bytes: number): Buffer {
+  const out = Buffer.alloc(bytes);
+  for (let i = 0; i < bytes * 8; i++) if (space.get(pos[i]) & 1) out[i >>> 3] |= 0x80 >>> (i & 7);
+  return out;
+}
+
+/**
+ * Hamming matrix embedding: each block of 2^p - 1 samples carries p bits as the XOR of the
+ * (1-based) indices of its odd samples; at most one sample per block changes. Bits past the
+ * end of `data` are random padding.
+ */
+export function writeMatrix(space: SampleSpace, pos: Uint32Array, from: number, data: Buffer, p: number, bitOffset = 0, bitCount = data.length * 8): number {
+  const nb = (1 << p) - 1;
+  const blocks = Math.ceil(bitCount / p);
+  const coin = new Coin();
+  const pad = randomBytes(4);
+  let changed = 0;
+  let bit = 0;
+  for (let b = 0; b < blocks; b++) {
+    const base = from + b * nb;
+    let s = 0;
+    for (let j = 0; j < nb; j++) if (space.get(pos[base + j]) & 1) s ^= j + 1;
+    let m = 0;
+    for (let k = 0; k < p; k++, bit++) {
+      const v = bit < bitCount ? bitAt(data, bitOffset + bit) : (pad[k >>> 3] >>> (k & 7)) & 1;
+      m = (m << 1) | v;
+    }
+    const d = s ^ m;
+    if (d !== 0) {
+      nudge(space, pos[base + d - 1], coin);
+      changed++;
+    }
+  }
+  return changed;
+}
+
+export function readMatrix(space: SampleSpace, pos: Uint32Array, from: number, p: number, out: Buffer, bitOffset = 0, bitCount = out.length * 8): void {
+  const nb = (1 << p) - 1;
+  const blocks = Math.ceil(bitCount / p);
+  let bit = 0;
+  for (let b = 0; b < blocks; b++) {
+    const base = from + b * nb;
+    let s = 0;
+    for (let j = 0; j < nb; j++) if (space.get(pos[base + j]) & 1) s ^= j + 1;
+    for (let k = p - 1; k >= 0 && bit < bitCount; k--, bit++) {
+      if ((s >>> k) & 1) out[(bitOffset + bit) >>> 3] |= 0x80 >>> ((bitOffset + bit) & 7);
+    }
+  }
+}
+
+// ---- one cover, one stream (images) ------------------------------------------
+
+/** Embeds a container into one sample space (an image). */
+export async function embed(space: SampleSpace, container: Buffer, passphrase: string, domain: string): Promise<{ changed: number; p: number }> {
+  const capacity = capacityBytes(space.n);
+  if (container.length > capacity) {
+    throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
+  }
+  const payloadBits = (container.length + TAG_BYTES) * 8;
+  const room = Math.floor(space.n * MAX_FILL) - HEADER_BITS;
+  const p = chooseP(payloadBits, room);
+  const sealed = await seal(container, passphrase, domain, 1, p);
+  const total = HEADER_BITS + blocksFor(payloadBits, p) * ((1 << p) - 1);
+  const pos = positions(sealed.locator, 0, space.n, total);
+  const changed = writePlain(space, pos, sealed.header) + writeMatrix(space, pos, HEADER_BITS, sealed.payload, p);
+  return { changed, p };
+}
+
+/** Reads a container back; throws the one and only "nothing found" error on any failure. */
+export async function extract(space: SampleSpace, passphrase: string, domain: string): Promise<Buffer> {
+  const nothing = () => new MediaError('nothing_found', NOTHING_FOUND);
+  if (Math.floor(space.n * MAX_FILL) < HEADER_BITS) throw nothing();
+  const locator = locatorKey(passphrase, domain);
+  const headPos = positions(locator, 0, space.n, HEADER_BITS);
+  const opened = await openHeader(readPlain(space, headPos, HEADER_BYTES), passphrase, domain);
+  if (!opened) throw nothing();
+  const { length, p } = opened.header;
+  const total = HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1);
+  if (total > Math.floor(space.n * MAX_FILL)) throw nothing();
+  const pos = positions(locator, 0, space.n, total);
+  const sealed = Buffer.alloc(length);
+  readMatrix(space, pos, HEADER_BITS, p, sealed);
+  const container = openPayload(sealed, opened.payloadKey, opened.nonce);
+  if (!container) throw nothing();
+  return container;
+}

@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
+import { test } from './helpers/test.ts';
+import { startService } from './helpers/service.ts';
+import { PHOTO, exif } from './helpers/media.ts';
+import { payload, sha256 } from './helpers/payload.ts';
+
+type Svc = Awaited<ReturnType<typeof startService>>;
+const NOTHING = 'No hidden content could be recovered with this passphrase.';
+
+async function upload(svc: Svc, key: string, uid: string, step: number, name: string, bytes: Buffer) {
+  const r = await fetch(`${svc.url.clearnet}/api/upload`, {
+    method: 'POST',
+    headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': encodeURIComponent(name) },
+    body: bytes,
+  });
+  if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
+}
+
+async function finish(svc: Svc, key: string, uid: string): Promise<any> {
+  for (;;) {
+    const r = await svc.api('GET', `/api/job/${uid}`, key);
+    if (['completed', 'partial', 'failed'].includes(r.body.status)) return r.body;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+async function hide(svc: Svc, key: string, secrets: [string, Buffer][], cover: [string, Buffer], opts: Record<string, unknown> = {}) {
+  const uid = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
+  for (const [n, b] of secrets) await upload(svc, key, uid, 1, n, b);
+  await upload(svc, key, uid, 2, cover[0], cover[1]);
+  const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: 'correct horse battery staple', expiry: '1h', ...opts });
+  if (start.status !== 201) return { start };
+  const done = await finish(svc, key, uid);
+  const results = (await svc.api('GET', `/api/job/${uid}/results`, key)).body;
+  const file = results.result_files?.[0];
+  const bytes = file ? Buffer.from(await (await fetch(file.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()) : undefined;
+  return { start, done, results, file, bytes };
+}
+
+async function reveal(svc: Svc, key: string, name: string, bytes: Buffer, password = 'correct horse battery staple') {
+  const uid = (await svc.api('POST', '/api/session', key, { type: 'reveal' })).body.upload_uid;
+  await upload(svc, key, uid, 1, name, bytes);
+  const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password });
+  if (start.status !== 201) throw new Error(JSON.stringify(start.body));
+  const done = await finish(svc, key, uid);
+  const results = await svc.api('GET', `/api/job/${uid}/results`, key);
+  const files: { name: string; bytes: Buffer }[] = [];
+  for (const f of results.body.result_files ?? []) {
+    files.push({ name: f.name, bytes: Buffer.from(await (await fetch(f.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()) });
+  }
+  return { done, files };
+}
+
+const cover = (w: number, h: number, format: 'png' | 'webp' | 'avif' = 'png') =>
+  sharp(PHOTO).resize(w, h, { fit: 'cover' }).toFormat(format, { lossless: true }).toBuffer();
+
+test('hide and reveal round trips bit-exact: 1 B, 1 KB and 100 KB in PNG, lossless WebP and lossless AVIF covers', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  for (const [format, size] of [['png', 1], ['png', 1000], ['png', 100_000], ['webp', 1000], ['avif', 1000]] as const) {
+    const secret = payload(size);
+    const c = await cover(800, 600, format);
+    const h = await hide(svc, key, [[`secret-${size}.bin`, secret]], [`cover.${format}`, c], { output_format: format });
+    t.is(h.done.status, 'completed', h.done.progress_message);
+    t.is(h.file.mime_type, `image/${format}`);
+    t.is(h.file.output_name, `cover.${format}`);
+    const r = await reveal(svc, key, `cover.${format}`, h.bytes!);
+    t.is(r.done.status, 'completed', r.done.progress_message);
+    t.is(r.files.length, 1);
+    t.is(r.files[0].name, `secret-${size}.bin`);
+    t.is(sha256(r.files[0].bytes), sha256(secret), `${format} ${size}`);
+  }
+});
+
+test('several secrets in one hide come back with their names; pixels change by at most 1 and metadata is gone', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const c = await sharp(PHOTO).resize(640, 480).withExif({ IFD0: { Make: 'Canon', Artist: 'Jane Source' } }).png().toBuffer();
+  const secrets: [string, Buffer][] = [['notes.txt', Buffer.from('meet at the north gate, 6am\n'.repeat(50))], ['Quelle Foto.jpg', await sharp(PHOTO).resize(200).jpeg().toBuffer()], ['empty.bin', Buffer.alloc(0)]];
+  const h = await hide(svc, key, secrets, ['holiday.png', c]);
+  t.is(h.done.status, 'completed', h.done.progress_message);
+  const before = await sharp(c).raw().toBuffer();
+  const after = await sharp(h.bytes!).raw().toBuffer();
+  t.is(after.length, before.length);
+  let changed = 0;
+  for (let i = 0; i < before.length; i++) {
+    const d = Math.abs(before[i] - after[i]);
+    t.true(d <= 1) || t.fail(`sample ${i} moved by ${d}`);
+    if (d) changed++;
+  }
+  t.true(changed > 0 && changed < before.length * 0.05, `${changed} samples changed`);
+  const tags = JSON.stringify(exif(h.bytes!, 'png'));
+  t.false(/Canon|Jane Source/.test(tags), tags);
+  const r = await reveal(svc, key, 'x.png', h.bytes!);
+  t.deepEqual(r.files.map((f) => f.name), secrets.map(([n]) => n));
+  for (const [i, [, b]] of secrets.entries()) t.true(r.files[i].bytes.equals(b));
+});
+
+test('a secret near the capacity fits; one byte over is a 422 giving the capacity in bytes', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const c = await cover(200, 150);
+  const over = await hide(svc, key, [['big.bin', randomBytes(20_000)]], ['c.png', c]);
+  t.is(over.start.status, 422);
+  const capacity = over.start.body.capacity_bytes;
+  t.regex(over.start.body.message, new RegExp(`holds at most ${capacity} bytes`));
+  t.true(capacity > 9000 && capacity < 10_200, String(capacity));
+  const overhead = 3 + 2 + 'near.bin'.length + 9;
+  const near = randomBytes(capacity - overhead);
+  const h = await hide(svc, key, [['near.bin', near]], ['c.png', c]);
+  t.is(h.done.status, 'completed', h.done.progress_message);
+  const r = await reveal(svc, key, 'c.png', h.bytes!);
+  t.true(r.files[0].bytes.equals(near));
+  const one = await hide(svc, key, [['near.bin', randomBytes(capacity - overhead + 1)]], ['c.png', c]);
+  t.is(one.start.status, 422);
+});
+
+test('wrong passphrase, nothing hidden, truncated, re-encoded as JPEG, random bytes: one and the same answer', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const c = await cover(400, 300);
+  const h = await hide(svc, key, [['s.txt', Buffer.from('the list')]], ['c.png', c]);
+  const jpeg = await sharp(h.bytes!).jpeg({ quality: 98 }).toBuffer();
+  const cases: [string, Buffer, string?][] = [
+    ['wrong passphrase', h.bytes!, 'correct horse battery stapler'],
+    ['nothing hidden', c],
+    ['truncated', h.bytes!.subarray(0, Math.floor(h.bytes!.length / 2))],
+    ['converted to JPEG', jpeg],
+    ['random bytes', randomBytes(50_000)],
+    ['zero bytes', Buffer.alloc(0)],
+  ];
+  for (let i = 0; i < 6; i++) {
+    const fuzzed = Buffer.from(h.bytes!);
+    for (let k = 0; k < 20; k++) fuzzed[Math.floor(Math.random() * fuzzed.length)] ^= 1 << Math.floor(Math.random() * 8);
+    cases.push([`fuzzed ${i}`, fuzzed]);
+  }
+  for (const [what, bytes, pw] of cases) {
+    const r = await reveal(svc, key, 'suspect.png', bytes, pw);
+    t.is(r.done.status, 'failed', what);
+    t.is(r.done.progress_message, NOTHING, what);
+    t.is(r.done.error, 'nothing_found', what);
+  }
+  // and the service still works
+  const ok = await reveal(svc, key, 'c.png', h.bytes!);
+  t.is(ok.files[0].bytes.toString(), 'the list');
+});
+
+test('bad hide requests: empty passphrase, unknown options, a lossy output format, no cover; a weak passphrase is noted', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const c = await cover(300, 200);
+  const bad = async (opts: Record<string, unknown>, re: RegExp) => {
+    const h = await hide(svc, key, [['s', Buffer.from('x')]], ['c.png', c], opts);
+    t.is(h.start.status, 422, JSON.stringify(opts));
+    t.regex(h.start.body.message, re);
+  };
+  await bad({ password: '' }, /cannot be empty/);
+  await bad({ password: 42 }, /password is required/);
+  await bad({ output_format: 'jpeg' }, /png, webp, avif/);
+  await bad({ stealth: 'max' }, /Unknown option: stealth/);
+  const weak = await hide(svc, key, [['s', Buffer.from('x')]], ['c.png', c], { password: 'abc12' });
+  t.is(weak.done.status, 'completed');
+  t.regex(weak.done.progress_message, /passphrase is very short/);
+  const jpegCover = await hide(svc, key, [['s', Buffer.from('x')]], ['c.jpg', readFileSync(PHOTO)]);
+  t.is(jpegCover.done.status, 'completed');
+  t.regex(jpegCover.done.progress_message, /lossless PNG/);
+  t.is(jpegCover.file.output_name, 'c.png');
+  // the passphrase is not kept once the job is over
+  const row = svc.services.db.prepare("SELECT id, sealed FROM jobs WHERE product = 'hide' AND state = 'completed' LIMIT 1").get() as { id: string; sealed: Uint8Array };
+  const { Sealer } = await import('../src/store/sealer.ts');
+  const opened = new Sealer(svc.services.masterKey.derive('row-sealer')).open<{ options: Record<string, unknown> }>(`job:${row.id}`, Buffer.from(row.sealed));
+  t.false('password' in opened.options);
+});
