@@ -178,3 +178,31 @@ test('bad hide requests: empty passphrase, unknown options, a lossy output forma
   const opened = new Sealer(svc.services.masterKey.derive('row-sealer')).open<{ options: Record<string, unknown> }>(`job:${row.id}`, Buffer.from(row.sealed));
   t.false('password' in opened.options);
 });
+
+test('video covers: hide in MKV (FFV1) and WebM (VP9 lossless), audio kept, reveal bit-exact', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const { makeVideo, run } = await import('./helpers/media.ts');
+  const { tempDir } = await import('./helpers/service.ts');
+  const { writeFileSync } = await import('node:fs');
+  const path = await import('node:path');
+  const clip = makeVideo({ seconds: 2, width: 320, height: 240 });
+  for (const format of ['mkv', 'webm'] as const) {
+    const secret = payload(40_000);
+    const h = await hide(svc, key, [['dossier.pdf', secret], ['b.txt', Buffer.from('second')]], ['clip.mp4', clip], { output_format: format });
+    t.is(h.done.status, 'completed', h.done.progress_message);
+    t.is(h.file.output_name, `clip.${format}`);
+    const p = path.join(tempDir(), `out.${format}`);
+    writeFileSync(p, h.bytes!);
+    const streams = JSON.parse(run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', p]).toString());
+    t.deepEqual(streams.streams.map((s: any) => s.codec_name).sort(), format === 'mkv' ? ['ffv1', 'flac'] : ['opus', 'vp9']);
+    t.false(/Lavf|Lavc|ffv1 encoder/.test(h.bytes!.toString('latin1')), 'no encoder strings');
+    const r = await reveal(svc, key, `clip.${format}`, h.bytes!);
+    t.is(r.done.status, 'completed', r.done.progress_message);
+    t.deepEqual(r.files.map((f) => f.name), ['dossier.pdf', 'b.txt']);
+    t.is(sha256(r.files[0].bytes), sha256(secret));
+    const wrong = await reveal(svc, key, `clip.${format}`, h.bytes!, 'not the passphrase');
+    t.is(wrong.done.progress_message, NOTHING);
+  }
+});

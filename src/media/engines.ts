@@ -26,14 +26,28 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
     return convert(a.input, a.outDir, a.options, { limits: a.limits, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
   async hide(args, ctx) {
-    const a = args as { cover: string; secrets: { path: string; name: string }[]; passphrase: string; outDir: string; format: 'png' | 'webp' | 'avif'; limits: MediaLimits };
+    const a = args as { cover: string; secrets: { path: string; name: string }[]; passphrase: string; outDir: string; format: 'png' | 'webp' | 'avif' | 'mkv' | 'webm'; limits: MediaLimits };
     const { hideInImage, readSecrets } = await import('./stego/image.ts');
-    return hideInImage(a.cover, await readSecrets(a.secrets), a.passphrase, a.outDir, a.format, { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap };
+    if (a.format === 'mkv' || a.format === 'webm') {
+      const { hideInVideo } = await import('./stego/video.ts');
+      return hideInVideo(a.cover, await readSecrets(a.secrets), a.passphrase, a.outDir, a.format, sctx);
+    }
+    return hideInImage(a.cover, await readSecrets(a.secrets), a.passphrase, a.outDir, a.format, sctx);
   },
   async reveal(args, ctx) {
     const a = args as { file: string; passphrase: string; outDir: string; limits: MediaLimits };
+    const { sniff } = await import('./probe.ts');
+    const { readFile } = await import('node:fs/promises');
+    const head = (await readFile(a.file)).subarray(0, 4096);
+    const kind = sniff(head);
+    const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap };
+    if (kind && 'kind' in kind && kind.kind === 'video') {
+      const { revealFromVideo } = await import('./stego/video.ts');
+      return revealFromVideo(a.file, a.passphrase, a.outDir, sctx);
+    }
     const { revealFromImage } = await import('./stego/image.ts');
-    return revealFromImage(a.file, a.passphrase, a.outDir, { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    return revealFromImage(a.file, a.passphrase, a.outDir, sctx);
   },
   async probe(args, ctx) {
     const a = args as { input: string; limits: MediaLimits };

@@ -9,6 +9,7 @@ import type { MediaLimits } from '../../media/limits.ts';
 import { sniff } from '../../media/probe.ts';
 import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
 import { STEGO_IMAGE_FORMATS, imageCapacity } from '../../media/stego/image.ts';
+import { STEGO_VIDEO_FORMATS, videoCapacity } from '../../media/stego/video.ts';
 import { NOTHING_FOUND } from '../../media/stego/stream.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import type { UploadRow } from '../../store/repositories.ts';
@@ -56,27 +57,32 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
     async validate(body, _session, inputs, ctx) {
       checkKeys(body, ['password', 'output_format']);
       const password = passphraseOf(body);
-      const format = body.output_format ?? 'png';
-      if (typeof format !== 'string' || !(STEGO_IMAGE_FORMATS as readonly string[]).includes(format)) {
-        throw new AppError('invalid', 'invalid_option', `output_format must be one of ${STEGO_IMAGE_FORMATS.join(', ')} (lossless).`);
-      }
       const secrets = inputs.filter((u) => u.step === 1);
       const covers = inputs.filter((u) => u.step === 2);
       if (!secrets.length) throw new AppError('invalid', 'no_secret', 'Upload at least one file to hide (step 1).');
       if (covers.length !== 1) throw new AppError('invalid', 'no_cover', 'Upload exactly one cover image (step 2).');
       // capacity first, from the cover's header: a secret that cannot fit is refused now
-      const capacity = await ctx.scratch.with(async (dir) => {
+      const cover = await ctx.scratch.with(async (dir) => {
         const file = path.join(dir, 'cover');
         await toScratch(deps.uploads, covers[0], file);
         try {
-          const p = await ctx.pool.run<{ kind: string; width: number; height: number }>({ engine: 'probe', args: { input: file, limits: deps.limits } });
-          if (p.kind !== 'image') throw new AppError('unsupported_media', 'unsupported_cover', 'The cover must be an image (PNG, WebP, AVIF, JPEG, HEIC, JXL, GIF, TIFF or BMP).');
-          return imageCapacity(p as never);
+          return await ctx.pool.run<{ kind: string; width: number; height: number; frames?: number; durationS?: number }>({ engine: 'probe', args: { input: file, limits: deps.limits } });
         } catch (err) {
           if (err instanceof TaskError) throw new AppError(err.code === 'limit_exceeded' ? 'too_large' : 'unsupported_media', err.code, `The cover cannot be used: ${err.message}`);
           throw err;
         }
       });
+      const video = cover.kind === 'video';
+      const allowed: readonly string[] = video ? STEGO_VIDEO_FORMATS : STEGO_IMAGE_FORMATS;
+      const format = body.output_format ?? (video ? 'mkv' : 'png');
+      if (typeof format !== 'string' || !allowed.includes(format)) {
+        throw new AppError('invalid', 'invalid_option', `output_format must be one of ${allowed.join(', ')} for ${video ? 'a video' : 'an image'} cover (the result is lossless).`);
+      }
+      const capacity = video
+        ? cover.frames
+          ? videoCapacity(cover.width, cover.height, cover.frames)
+          : Number.MAX_SAFE_INTEGER // frame count unknown until decoded: the job checks it
+        : imageCapacity(cover as never);
       const needed = CONTAINER_OVERHEAD + secrets.reduce((n, u) => n + u.size + fileOverhead(deps.uploads.nameOf(u)), 0);
       if (needed > capacity) {
         throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
@@ -89,7 +95,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
 
     async run(ctx: JobContext): Promise<RunOutcome> {
       const password = ctx.options.password as string;
-      const format = ctx.options.output_format as 'png' | 'webp' | 'avif';
+      const format = ctx.options.output_format as string;
       const secrets = ctx.inputs.filter((u) => u.step === 1);
       const cover = ctx.inputs.find((u) => u.step === 2)!;
       const notes: string[] = [];

@@ -75,14 +75,15 @@ export interface SpaFit {
 }
 
 /** Solves the summed SPA quadratic from a pair histogram. */
-export function spaFromHistogram(hist: Uint32Array, maxM = SPA_DEFAULTS.maxM): SpaFit {
+export function spaFromHistogram(hist: Uint32Array, maxM = SPA_DEFAULTS.maxM, skipSaturated = true): SpaFit {
   // symmetric counts: every pair taken in both orders
   const C = new Float64Array(129); // |C_m|, m = 0..128
   const E = new Float64Array(129); // E_{2m+1}: u even, v = u + 2m + 1
   const O = new Float64Array(129); // O_{2m-1}: u odd,  v = u + 2m - 1
   let pairs = 0;
-  for (let u = 0; u < 256; u++) {
-    for (let v = 0; v < 256; v++) {
+  const lo = skipSaturated ? 2 : 0, hi = skipSaturated ? 254 : 256;
+  for (let u = lo; u < hi; u++) {
+    for (let v = lo; v < hi; v++) {
       const n = hist[(u << 8) | v] + hist[(v << 8) | u];
       if (n === 0) continue;
       pairs += n;

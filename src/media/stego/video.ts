@@ -1,0 +1,193 @@
+// Hide and reveal in videos. Frames are decoded to RGB with ffmpeg and streamed through this
+// process one at a time: the header sits in frame 0, and the payload is split evenly over
+// every frame, each frame with its own keyed positions. The output is lossless (FFV1 in MKV,
+// or VP9 lossless in WebM, both bit-exact in RGB). The audio keeps every decoded sample (FLAC
+// in MKV; Opus in WebM, which takes nothing else) rather than being copied as it came: a
+// copied stream can carry its encoder's identification. No metadata or encoder string is kept.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { scrubMatroska } from '../convert/container-scrub.ts';
+import { MediaError, abortedError } from '../errors.ts';
+import { runTool } from '../tools.ts';
+import { probe, type Probe } from '../probe.ts';
+import { pack, unpack, type Secret } from './container.ts';
+import { locatorKey } from './keys.ts';
+import { pixelSpace } from './pixels.ts';
+import { positions, MAX_FILL } from './positions.ts';
+import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain } from './stream.ts';
+import type { HideResult, RevealedFile, StegoContext } from './image.ts';
+
+export type StegoVideoFormat = 'mkv' | 'webm';
+export const STEGO_VIDEO_FORMATS: readonly StegoVideoFormat[] = ['mkv', 'webm'];
+const DOMAIN = 'video';
+const TAG = 16;
+
+interface VideoFacts {
+  width: number;
+  height: number;
+  rate: string;
+  frames: number;
+  hasAudio: boolean;
+}
+
+async function facts(file: string, p: Probe, ctx: StegoContext): Promise<VideoFacts> {
+  const r = await runTool('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=width,height,avg_frame_rate,r_frame_rate,nb_read_packets', '-of', 'json', `file:${file}`], { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, timeoutMs: 120_000 });
+  const s = JSON.parse(r.stdout.toString()).streams?.[0];
+  if (!s) throw new MediaError('corrupt', 'The video could not be read.');
+  const rate = s.avg_frame_rate && s.avg_frame_rate !== '0/0' ? s.avg_frame_rate : s.r_frame_rate;
+  return { width: s.width, height: s.height, rate, frames: Number(s.nb_read_packets), hasAudio: Boolean(p.hasAudio) };
+}
+
+/** Capacity in bytes for a video of these dimensions and frame count. */
+export function videoCapacity(width: number, height: number, frames: number): number {
+  const perFrame = Math.floor(width * height * 3 * MAX_FILL) - HEADER_BITS;
+  return Math.max(0, Math.floor((perFrame * frames) / 8) - TAG - 64);
+}
+
+function spawnTool(args: string[], ctx: StegoContext, stdin: 'pipe' | 'ignore'): ChildProcess {
+  const child = spawn('ffmpeg', args, { stdio: [stdin, 'pipe', 'pipe'], shell: false, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' } });
+  if (child.pid) ctx.onSpawn?.(child.pid);
+  child.once('exit', () => child.pid && ctx.onReap?.(child.pid));
+  const kill = () => child.kill('SIGKILL');
+  ctx.signal?.addEventListener('abort', kill, { once: true });
+  child.once('exit', () => ctx.signal?.removeEventListener('abort', kill));
+  child.stderr!.resume();
+  return child;
+}
+
+const exit = (c: ChildProcess) => new Promise<number>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code ?? 1))));
+
+/** Yields whole frames from a decoder's stdout. */
+async function* frames(out: Readable, size: number): AsyncGenerator<Buffer> {
+  let pending: Buffer[] = [];
+  let have = 0;
+  for await (const chunk of out) {
+    pending.push(chunk as Buffer);
+    have += (chunk as Buffer).length;
+    while (have >= size) {
+      const all = Buffer.concat(pending);
+      yield Buffer.from(all.subarray(0, size));
+      pending = [all.subarray(size)];
+      have -= size;
+    }
+  }
+}
+
+function decoder(file: string, ctx: StegoContext): ChildProcess {
+  return spawnTool(['-v', 'error', '-nostdin', '-i', `file:${file}`, '-map', '0:v:0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], ctx, 'ignore');
+}
+
+export async function hideInVideo(cover: string, secrets: Secret[], passphrase: string, outDir: string, format: StegoVideoFormat, ctx: StegoContext): Promise<HideResult> {
+  const p = await probe(cover, ctx.limits, ctx);
+  if (p.kind !== 'video') throw new MediaError('invalid_option', 'This cover is an image; image covers are written as PNG, WebP or AVIF.');
+  const v = await facts(cover, p, ctx);
+  const S = v.width * v.height * 3;
+  const container = pack(secrets);
+  const capacity = videoCapacity(v.width, v.height, v.frames);
+  if (container.length > capacity) throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
+  const L = (container.length + TAG) * 8;
+  const K = v.frames;
+  const q = Math.ceil(L / K);
+  const room = Math.floor(S * MAX_FILL) - HEADER_BITS;
+  const P = chooseP(q, room);
+  const sealed = await seal(container, passphrase, DOMAIN, K, P);
+  const nb = (1 << P) - 1;
+
+  const out = path.join(outDir, `hidden.${format}`);
+  const dec = decoder(cover, ctx);
+  const enc = spawnTool([
+    '-v', 'error', '-nostdin', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${v.width}x${v.height}`, '-framerate', v.rate, '-i', 'pipe:0',
+    '-i', `file:${cover}`, '-map', '0:v:0', '-map', '1:a:0?',
+    ...(format === 'mkv' ? ['-c:v', 'ffv1', '-level', '3', '-c:a', 'flac'] : ['-c:v', 'libvpx-vp9', '-lossless', '1', '-pix_fmt', 'gbrp', '-row-mt', '1', '-c:a', 'libopus']),
+    '-map_metadata', '-1', '-map_chapters', '-1', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-flags:a', '+bitexact', '-y', `file:${out}`,
+  ], ctx, 'pipe');
+  let changed = 0;
+  let f = 0;
+  try {
+    for await (const frame of frames(dec.stdout!, S)) {
+      if (f < K) {
+        const space = pixelSpace(frame, { width: v.width, height: v.height, channels: 3 });
+        const from = f === 0 ? HEADER_BITS : 0;
+        const start = f * q;
+        const count = Math.max(0, Math.min(q, L - start));
+        const pos = positions(sealed.locator, f, S, from + blocksFor(q, P) * nb);
+        if (f === 0) changed += writePlain(space, pos, sealed.header);
+        if (count > 0) changed += writeMatrix(space, pos, from, sealed.payload, P, start, count);
+      }
+      f++;
+      if (!enc.stdin!.write(frame)) await new Promise((r) => enc.stdin!.once('drain', r));
+    }
+    enc.stdin!.end();
+    const [dc, ec] = await Promise.all([exit(dec), exit(enc)]);
+    if (ctx.signal?.aborted) throw abortedError();
+    if (dc !== 0 || ec !== 0 || f < K) throw new MediaError('corrupt', 'The video could not be decoded to the end: the file is damaged or incomplete.');
+  } catch (err) {
+    dec.kill('SIGKILL');
+    enc.kill('SIGKILL');
+    throw err;
+  }
+  await scrubMatroska(out);
+  return {
+    path: out,
+    mime: format === 'mkv' ? 'video/x-matroska' : 'video/webm',
+    extension: format,
+    width: v.width,
+    height: v.height,
+    capacity,
+    changed,
+    notes: [`The video is written losslessly as ${format === 'mkv' ? 'FFV1 in MKV' : 'VP9 lossless in WebM'}; it is much larger than the cover.`],
+  };
+}
+
+export async function revealFromVideo(file: string, passphrase: string, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
+  let secrets: Secret[];
+  try {
+    const p = await probe(file, ctx.limits, ctx);
+    if (p.kind !== 'video') throw new Error('not a video');
+    const S = p.width * p.height * 3;
+    if (!S) throw new Error('no size');
+    const locator = locatorKey(passphrase, DOMAIN);
+    const dec = decoder(file, ctx);
+    let opened: Awaited<ReturnType<typeof openHeader>>;
+    let sealedBuf: Buffer | undefined;
+    let q = 0;
+    let f = 0;
+    try {
+      for await (const frame of frames(dec.stdout!, S)) {
+        const space = pixelSpace(frame, { width: p.width, height: p.height, channels: 3 });
+        if (f === 0) {
+          opened = await openHeader(readPlain(space, positions(locator, 0, S, HEADER_BITS), HEADER_BYTES), passphrase, DOMAIN);
+          if (!opened) throw new Error('no header');
+          sealedBuf = Buffer.alloc(opened.header.length);
+          q = Math.ceil((opened.header.length * 8) / opened.header.units);
+          if (blocksFor(q, opened.header.p) * ((1 << opened.header.p) - 1) + HEADER_BITS > Math.floor(S * MAX_FILL)) throw new Error('bad header');
+        }
+        const { length, p: P, units } = opened!.header;
+        const from = f === 0 ? HEADER_BITS : 0;
+        const start = f * q;
+        const count = Math.max(0, Math.min(q, length * 8 - start));
+        if (count > 0) readMatrix(space, positions(locator, f, S, from + blocksFor(q, P) * ((1 << P) - 1)), from, P, sealedBuf!, start, count);
+        f++;
+        if (f >= units) break;
+      }
+    } finally {
+      dec.kill('SIGKILL');
+    }
+    if (!opened || f < opened.header.units) throw new Error('too few frames');
+    const container = openPayload(sealedBuf!, opened.payloadKey, opened.nonce);
+    if (!container) throw new Error('no payload');
+    secrets = unpack(container);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'aborted' || ctx.signal?.aborted) throw abortedError();
+    throw new MediaError('nothing_found', NOTHING_FOUND);
+  }
+  const out: RevealedFile[] = [];
+  for (const [i, s] of secrets.entries()) {
+    const fp = path.join(outDir, `revealed-${i}`);
+    await writeFile(fp, s.data, { mode: 0o600 });
+    out.push({ path: fp, name: s.name, size: s.data.length });
+  }
+  return out;
+}
