@@ -4,6 +4,8 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   store: () => import('./store.ts'),
   upload: () => import('./upload.ts'),
   convert: () => import('./convert.ts'),
+  hide: () => import('./hide.ts'),
+  stego: () => import('./stego.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -1,0 +1,104 @@
+// Hide and reveal 256 KB in a 12 MP cover through the whole API (the service in a child
+// process), against Debian's steghide embedding the same 256 KB in the same pixels as a BMP,
+// in the same run. Prints the time ratio and the peak-memory ratio; then 1 MB end to end.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
+
+const PHOTO = path.resolve(import.meta.dirname, '../test/fixtures/photo-mountain.jpg');
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-bench-hide-'));
+  try {
+    const pixels = sharp(PHOTO).resize(4000, 3000, { fit: 'fill' });
+    const png = await pixels.clone().png({ compressionLevel: 6 }).toBuffer();
+    const bmp = path.join(dir, 'cover.bmp');
+    const raw = await pixels.clone().raw().toBuffer();
+    writeFileSync(bmp, toBmp(raw, 4000, 3000));
+    const secret = randomBytes(256 * 1024);
+    writeFileSync(path.join(dir, 'secret.bin'), secret);
+
+    // steghide
+    const t0 = performance.now();
+    const s = spawnSync('/usr/bin/time', ['-f', '%M', 'steghide', 'embed', '-q', '-f', '-cf', bmp, '-ef', path.join(dir, 'secret.bin'), '-sf', path.join(dir, 'out.bmp'), '-p', 'correct horse battery staple'], { encoding: 'utf8' });
+    const steghideMs = performance.now() - t0;
+    if (s.status !== 0) throw new Error(`steghide failed: ${s.stderr}`);
+    const steghideKiB = Number(s.stderr.trim().split('\n').pop());
+
+    // obscura, whole API, child process
+    const dataDir = path.join(dir, 'data');
+    const key = await keyFor(dataDir, 'bench@example.org');
+    const port = await freePort();
+    const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' });
+    const origin = `http://127.0.0.1:${port}`;
+    try {
+      const round = async (bytes: Buffer) => {
+        const t = performance.now();
+        const hidden = await job(origin, key, 'hide', [[1, 'secret.bin', bytes], [2, 'cover.png', png]], {});
+        const back = await job(origin, key, 'reveal', [[1, 'cover.png', hidden[0]]], {});
+        if (!back[0].equals(bytes)) throw new Error('round trip mismatch');
+        return performance.now() - t;
+      };
+      const ms = await round(secret);
+      const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]);
+      const mb1 = await round(randomBytes(1024 * 1024));
+      process.stdout.write(`256 KB in 12 MP: steghide ${(steghideMs / 1000).toFixed(1)} s, ${(steghideKiB / 1024).toFixed(0)} MiB peak; ` +
+        `obscura hide+reveal through the API ${(ms / 1000).toFixed(2)} s, ${(peakKiB / 1024).toFixed(0)} MiB peak (whole service)\n`);
+      process.stdout.write(`  time ratio ${(steghideMs / ms).toFixed(1)}x faster (goal >= 50x); memory ratio ${(peakKiB / steghideKiB).toFixed(2)} (goal <= 0.25)\n`);
+      process.stdout.write(`1 MB in 12 MP, hide+reveal end to end: ${(mb1 / 1000).toFixed(2)} s (goal < 5 s)\n`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function job(origin: string, key: string, type: 'hide' | 'reveal', files: [number, string, Buffer][], extra: Record<string, unknown>): Promise<Buffer[]> {
+  const h = { 'X-Api-Key': key, 'Content-Type': 'application/json' };
+  const uid = ((await (await fetch(`${origin}/api/session`, { method: 'POST', headers: h, body: JSON.stringify({ type }) })).json()) as any).upload_uid;
+  for (const [step, name, bytes] of files) {
+    const r = await fetch(`${origin}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
+    if (r.status !== 201) throw new Error(`upload ${r.status}`);
+  }
+  const start = await fetch(`${origin}/api/job`, { method: 'POST', headers: h, body: JSON.stringify({ upload_uid: uid, password: 'correct horse battery staple', ...extra }) });
+  if (start.status !== 201) throw new Error(`start ${start.status} ${await start.text()}`);
+  for (;;) {
+    const p = (await (await fetch(`${origin}/api/job/${uid}`, { headers: h })).json()) as any;
+    if (p.status === 'completed') break;
+    if (p.status === 'failed') throw new Error(p.progress_message);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  const res = (await (await fetch(`${origin}/api/job/${uid}/results`, { headers: h })).json()) as any;
+  return Promise.all(res.result_files.map(async (f: any) => Buffer.from(await (await fetch(`${origin}${f.download_path}`, { headers: h })).arrayBuffer())));
+}
+
+/** 24-bit bottom-up BMP from RGB pixels. */
+function toBmp(rgb: Buffer, w: number, h: number): Buffer {
+  const row = Math.ceil((w * 3) / 4) * 4;
+  const buf = Buffer.alloc(54 + row * h);
+  buf.write('BM', 0);
+  buf.writeUInt32LE(buf.length, 2);
+  buf.writeUInt32LE(54, 10);
+  buf.writeUInt32LE(40, 14);
+  buf.writeInt32LE(w, 18);
+  buf.writeInt32LE(h, 22);
+  buf.writeUInt16LE(1, 26);
+  buf.writeUInt16LE(24, 28);
+  buf.writeUInt32LE(row * h, 34);
+  for (let y = 0; y < h; y++) {
+    const dst = 54 + (h - 1 - y) * row;
+    for (let x = 0; x < w; x++) {
+      const s = (y * w + x) * 3;
+      buf[dst + x * 3] = rgb[s + 2];
+      buf[dst + x * 3 + 1] = rgb[s + 1];
+      buf[dst + x * 3 + 2] = rgb[s];
+    }
+  }
+  return buf;
+}
