@@ -70,7 +70,7 @@ export async function hideInImage(cover: string, secrets: Secret[], passphrase: 
   const { changed } = await embed(space, container, passphrase, IMAGE_DOMAIN);
   const out = path.join(outDir, `hidden.${format}`);
   const img = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 1 | 2 | 3 | 4 } });
-  const encoded = format === 'png' ? img.png({ compressionLevel: 6, adaptiveFiltering: true }) : format === 'webp' ? img.webp({ lossless: true, effort: 4 }) : img.avif({ lossless: true, effort: 4 });
+  const encoded = format === 'png' ? img.png({ compressionLevel: 3, adaptiveFiltering: true }) /* level 6 took 0.5 s longer on 12 MP for 2% less */ : format === 'webp' ? img.webp({ lossless: true, effort: 4 }) : img.avif({ lossless: true, effort: 4 });
   await encoded.toFile(out);
   // the output must decode to exactly the embedded pixels, or the secret would be lost
   const back = await sharp(out).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });

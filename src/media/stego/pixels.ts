@@ -15,7 +15,7 @@ export function pixelSpace(data: Uint8Array, info: PixelInfo): SampleSpace {
   const colour = channels === 4 ? 3 : channels === 2 ? 1 : channels;
   const hasAlpha = channels === 2 || channels === 4;
   if (!hasAlpha) {
-    return { n: data.length, get: (i) => data[i], set: (i, v) => void (data[i] = v) };
+    return { n: data.length, get: (i) => data[i], set: (i, v) => void (data[i] = v), direct: data };
   }
   let opaque = 0;
   for (let px = channels - 1; px < data.length; px += channels) if (data[px] === 255) opaque++;

@@ -2,6 +2,8 @@
 // AES-256-CTR keystream, drawn with a "used" bitmap (memory: N bits).
 import { createCipheriv } from 'node:crypto';
 
+const ZEROS = Buffer.alloc(256 * 1024);
+
 class KeyStream {
   readonly #cipher;
   #buf = new Uint32Array(0);
@@ -13,7 +15,7 @@ class KeyStream {
   }
   next(): number {
     if (this.#at >= this.#buf.length) {
-      const bytes = this.#cipher.update(Buffer.alloc(64 * 1024));
+      const bytes = this.#cipher.update(ZEROS);
       this.#buf = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
       this.#at = 0;
     }
@@ -39,12 +41,12 @@ export function positions(key: Buffer, stream: number, n: number, count: number)
   const ks = new KeyStream(key, stream);
   const out = new Uint32Array(count);
   const used = new Uint8Array(Math.ceil(n / 8));
-  for (let i = 0; i < count; i++) {
-    let v: number;
-    do v = ks.below(n);
-    while (used[v >>> 3] & (1 << (v & 7)));
-    used[v >>> 3] |= 1 << (v & 7);
-    out[i] = v;
+  for (let i = 0; i < count; ) {
+    const x = ks.below(n);
+    const bit = 1 << (x & 7);
+    if (used[x >>> 3] & bit) continue;
+    used[x >>> 3] |= bit;
+    out[i++] = x;
   }
   return out;
 }

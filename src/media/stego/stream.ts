@@ -17,6 +17,8 @@ export interface SampleSpace {
   n: number;
   get(i: number): number;
   set(i: number, v: number): void;
+  /** When sample i is simply data[i]: lets the hot loops skip the indirection. */
+  direct?: Uint8Array;
 }
 
 export const NOTHING_FOUND = 'No hidden content could be recovered with this passphrase.';
@@ -166,6 +168,17 @@ export function readPlain(space: SampleSpace, pos: Uint32Array, bytes: number): 
   return out;
 }
 
+function syndrome(space: SampleSpace, pos: Uint32Array, base: number, nb: number): number {
+  let s = 0;
+  const d = space.direct;
+  if (d) {
+    for (let j = 0; j < nb; j++) if (d[pos[base + j]] & 1) s ^= j + 1;
+  } else {
+    for (let j = 0; j < nb; j++) if (space.get(pos[base + j]) & 1) s ^= j + 1;
+  }
+  return s;
+}
+
 /**
  * Hamming matrix embedding: each block of 2^p - 1 samples carries p bits as the XOR of the
  * (1-based) indices of its odd samples; at most one sample per block changes. Bits past the
@@ -180,8 +193,7 @@ export function writeMatrix(space: SampleSpace, pos: Uint32Array, from: number, 
   let bit = 0;
   for (let b = 0; b < blocks; b++) {
     const base = from + b * nb;
-    let s = 0;
-    for (let j = 0; j < nb; j++) if (space.get(pos[base + j]) & 1) s ^= j + 1;
+    const s = syndrome(space, pos, base, nb);
     let m = 0;
     for (let k = 0; k < p; k++, bit++) {
       const v = bit < bitCount ? bitAt(data, bitOffset + bit) : (pad[k >>> 3] >>> (k & 7)) & 1;
@@ -202,8 +214,7 @@ export function readMatrix(space: SampleSpace, pos: Uint32Array, from: number, p
   let bit = 0;
   for (let b = 0; b < blocks; b++) {
     const base = from + b * nb;
-    let s = 0;
-    for (let j = 0; j < nb; j++) if (space.get(pos[base + j]) & 1) s ^= j + 1;
+    const s = syndrome(space, pos, base, nb);
     for (let k = p - 1; k >= 0 && bit < bitCount; k--, bit++) {
       if ((s >>> k) & 1) out[(bitOffset + bit) >>> 3] |= 0x80 >>> ((bitOffset + bit) & 7);
     }
