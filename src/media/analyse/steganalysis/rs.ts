@@ -11,79 +11,118 @@
 // RS quadratic
 //   2 (d1 + d0) x^2 + (d-0 - d-1 - d1 - 3 d0) x + d0 - d-0 = 0
 // is solved for its root x of smallest magnitude, and p = x / (x - 1/2).
-import { checkImage, colourChannels, fmt, noAnswer, quadraticRoots } from './common.ts';
+import { checkImage, colourChannels, fmt, noAnswer, quadraticRoots, sampleThreshold } from './common.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
 
 export interface RsOptions {
-  /** per-sample rate above which the method alone calls the image suspect; default 0.03 */
+  /** per-sample rate above which the method alone calls the image suspect; default
+   *  sampleThreshold(pixels) (0.03 from 40 000 pixels up) */
   threshold?: number;
   /** fewest textured groups (varying beyond their LSBs, which embedding cannot change) for an
-   *  answer; default 2000 */
+   *  answer; default 4000 */
   minGroups?: number;
   /** skip groups holding a saturated sample (0, 1, 254, 255; the set is closed under LSB
-   *  flipping, so skipping does not depend on the embedding); default true */
+   *  flipping, so skipping does not depend on the message); default true. Clipped areas break
+   *  the cover assumption: without this the clean benchmark covers' sd was 0.043, with it 0.008. */
   skipSaturated?: boolean;
   /** also use vertical groups; default true */
   vertical?: boolean;
 }
 
-export const RS_DEFAULTS: Required<RsOptions> = { threshold: 0.03, minGroups: 2000, skipSaturated: true, vertical: true };
+export const RS_DEFAULTS = { minGroups: 4000, skipSaturated: true, vertical: true };
+
+// Speed: f changes under a mask by the sum of three pair terms, |x1 - F(x2)| - |x1 - x2|,
+// |F(x2) - F(x3)| - |x2 - x3| and |F(x3) - x4| - |x3 - x4|, each a small integer (+-1 for the
+// outer pairs, -2/0/+2 for the middle one). Two 65536-entry tables give, for a pair of values,
+// the four terms at once (M and -M, on the image and on its LSB-flipped twin) packed in 4-bit
+// lanes with an offset, plus flags for "same trace" (x >> 1 == y >> 1) and "saturated". A group
+// is then three table loads and one histogram increment keyed by the four packed sums.
+const SAME = 1 << 16;
+const SAT = 1 << 20;
+const fNeg = (x: number) => x + ((x & 1) << 1) - 1; // F-1: 2k -> 2k-1, 2k+1 -> 2k+2
+const isSat = (x: number) => x <= 1 || x >= 254;
+let tables: { outer: Uint32Array; middle: Uint32Array } | null = null;
+function rsTables(): { outer: Uint32Array; middle: Uint32Array } {
+  if (tables) return tables;
+  const outer = new Uint32Array(65536), middle = new Uint32Array(65536);
+  const abs = Math.abs;
+  for (let x = 0; x < 256; x++) {
+    for (let y = 0; y < 256; y++) {
+      const xf = x ^ 1, yf = y ^ 1;
+      // outer pair: x unmasked, y masked
+      const o0 = abs(x - yf) - abs(x - y) + 1;
+      const o1 = abs(x - fNeg(y)) - abs(x - y) + 1;
+      const o2 = abs(xf - y) - abs(xf - yf) + 1; // flipped image: x' = x ^ 1, F1(y ^ 1) = y
+      const o3 = abs(xf - fNeg(yf)) - abs(xf - yf) + 1;
+      // middle pair: both masked
+      const m0 = abs(xf - yf) - abs(x - y) + 2;
+      const m1 = abs(fNeg(x) - fNeg(y)) - abs(x - y) + 2;
+      const m2 = abs(x - y) - abs(xf - yf) + 2;
+      const m3 = abs(fNeg(xf) - fNeg(yf)) - abs(xf - yf) + 2;
+      const flags = (x >> 1 === y >> 1 ? SAME : 0) + (isSat(x) || isSat(y) ? SAT : 0);
+      outer[(x << 8) | y] = o0 | (o1 << 4) | (o2 << 8) | (o3 << 12) | flags;
+      middle[(x << 8) | y] = m0 | (m1 << 4) | (m2 << 8) | (m3 << 12) | flags;
+    }
+  }
+  tables = { outer, middle };
+  return tables;
+}
 
 /** Counts of the RS shares; index: 0 R_M, 1 S_M, 2 R_-M, 3 S_-M, then the same four on the
  *  LSB-flipped image (4..7), then 8 = groups counted, 9 = textured groups (varying beyond
  *  their LSBs). */
-export function rsCounts(img: PixelImage, skipSaturated = true, vertical = true): Float64Array {
+export function rsCounts(img: PixelImage, skipSaturated = RS_DEFAULTS.skipSaturated, vertical = RS_DEFAULTS.vertical): Float64Array {
   const { data, width: w, height: h, channels: ch } = img;
   const cc = colourChannels(img);
-  const k = new Float64Array(10);
-  let rM = 0, sM = 0, rN = 0, sN = 0, rMf = 0, sMf = 0, rNf = 0, sNf = 0, n = 0, textured = 0;
+  const { outer, middle } = rsTables();
+  const hist = new Uint32Array(65536);
+  const limit = skipSaturated ? SAT : 0x7fffffff;
+  let flat = 0;
   const stride = w * ch;
-  const group = (a: number, b: number, c: number, d: number) => {
-    if (skipSaturated && (a <= 1 || b <= 1 || c <= 1 || d <= 1 || a >= 254 || b >= 254 || c >= 254 || d >= 254)) return;
-    n++;
-    // textured: the group varies beyond the LSBs (invariant under LSB embedding)
-    const t = a >> 1;
-    if ((b >> 1) !== t || (c >> 1) !== t || (d >> 1) !== t) textured++;
-    const f0 = Math.abs(a - b) + Math.abs(b - c) + Math.abs(c - d);
-    // M on the image: b, c -> LSB flipped
-    const b1 = b ^ 1, c1 = c ^ 1;
-    const fM = Math.abs(a - b1) + Math.abs(b1 - c1) + Math.abs(c1 - d);
-    // -M on the image: even -> x - 1, odd -> x + 1
-    const bn = b + ((b & 1) << 1) - 1, cn = c + ((c & 1) << 1) - 1;
-    const fN = Math.abs(a - bn) + Math.abs(bn - cn) + Math.abs(cn - d);
-    if (fM > f0) rM++; else if (fM < f0) sM++;
-    if (fN > f0) rN++; else if (fN < f0) sN++;
-    // the same on the image with every LSB flipped: a' = a ^ 1 ...
-    const af = a ^ 1, df = d ^ 1;
-    const g0 = Math.abs(af - b1) + Math.abs(b1 - c1) + Math.abs(c1 - df);
-    // M on flipped: F1(b ^ 1) = b
-    const gM = Math.abs(af - b) + Math.abs(b - c) + Math.abs(c - df);
-    // -M on flipped: b ^ 1 even (b odd) -> b - 2; b ^ 1 odd (b even) -> b + 2
-    const bf = b + 2 - ((b & 1) << 2), cf = c + 2 - ((c & 1) << 2);
-    const gN = Math.abs(af - bf) + Math.abs(bf - cf) + Math.abs(cf - df);
-    if (gM > g0) rMf++; else if (gM < g0) sMf++;
-    if (gN > g0) rNf++; else if (gN < g0) sNf++;
-  };
+  const s1 = ch, s2 = 2 * ch, s3 = 3 * ch;
   for (let c = 0; c < cc; c++) {
     // rows: groups at x = 0, 4, 8 ...
     for (let y = 0; y < h; y++) {
       const base = y * stride + c;
-      for (let x = 0; x + 3 < w; x += 4) {
-        const i = base + x * ch;
-        group(data[i], data[i + ch], data[i + 2 * ch], data[i + 3 * ch]);
+      const end = base + (w - 3) * ch;
+      for (let i = base; i < end; i += 4 * ch) {
+        const a = data[i], b = data[i + s1], cc2 = data[i + s2], d = data[i + s3];
+        const s = outer[(a << 8) | b] + middle[(b << 8) | cc2] + outer[(d << 8) | cc2];
+        if (s >= limit) continue;
+        hist[s & 0xffff]++;
+        if ((s & 0xf0000) === 3 * SAME) flat++;
       }
     }
     if (vertical) {
+      const t1 = stride, t2 = 2 * stride, t3 = 3 * stride;
       for (let y = 0; y + 3 < h; y += 4) {
         const base = y * stride + c;
-        for (let x = 0; x < w; x++) {
-          const i = base + x * ch;
-          group(data[i], data[i + stride], data[i + 2 * stride], data[i + 3 * stride]);
+        const end = base + w * ch;
+        for (let i = base; i < end; i += ch) {
+          const a = data[i], b = data[i + t1], cc2 = data[i + t2], d = data[i + t3];
+          const s = outer[(a << 8) | b] + middle[(b << 8) | cc2] + outer[(d << 8) | cc2];
+          if (s >= limit) continue;
+          hist[s & 0xffff]++;
+          if ((s & 0xf0000) === 3 * SAME) flat++;
         }
       }
     }
   }
-  k[0] = rM; k[1] = sM; k[2] = rN; k[3] = sN; k[4] = rMf; k[5] = sMf; k[6] = rNf; k[7] = sNf; k[8] = n; k[9] = textured;
+  const k = new Float64Array(10);
+  let n = 0;
+  for (let key = 0; key < 65536; key++) {
+    const cnt = hist[key];
+    if (cnt === 0) continue;
+    n += cnt;
+    // lane sums carry an offset of 4: above is Regular, below Singular
+    for (let lane = 0; lane < 4; lane++) {
+      const v = (key >> (4 * lane)) & 15;
+      if (v > 4) k[2 * lane] += cnt;
+      else if (v < 4) k[2 * lane + 1] += cnt;
+    }
+  }
+  k[8] = n;
+  k[9] = n - flat;
   return k;
 }
 
@@ -112,7 +151,7 @@ export function rsFromCounts(k: Float64Array): RsFit {
 }
 
 export function createRs(options: RsOptions = {}): Steganalyser {
-  const o = { ...RS_DEFAULTS, ...options };
+  const o: RsOptions & typeof RS_DEFAULTS = { ...RS_DEFAULTS, ...options };
   return {
     method: 'rs',
     analyse(img: PixelImage): StegoEstimate {
@@ -128,7 +167,7 @@ export function createRs(options: RsOptions = {}): Steganalyser {
         method: 'rs',
         rate: Math.min(1, Math.max(0, fit.p)),
         score: fit.p,
-        detected: fit.p > o.threshold,
+        detected: fit.p > (o.threshold ?? sampleThreshold(img.width * img.height)),
         notes: [...fit.notes, `groups ${fit.groups} (${textured} textured)`, `p = ${fmt(fit.p)}`],
       };
     },

@@ -17,20 +17,29 @@
 //
 // The equations for m = 0..M are summed (the cover assumption is best for small differences)
 // and the root with the smallest |p| is the estimate.
-import { checkImage, colourChannels, fmt, noAnswer, quadraticRoots } from './common.ts';
+//
+// Saturation: clipped highlights and shadows pile pairs such as (254, 255) and (0, 1) up against
+// the ends of the range, which breaks the cover assumption badly (on the benchmark photos the
+// clean estimate reached 0.1 on crops with 3 % clipped samples). Pairs holding a value in
+// {0, 1, 254, 255} are left out: those sets are closed under LSB flipping, so leaving them out
+// does not depend on the message. This took the clean covers' spread from sd 0.033 to 0.008.
+import { checkImage, colourChannels, fmt, noAnswer, quadraticRoots, sampleThreshold } from './common.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
 
 export interface SpaOptions {
-  /** highest trace set index summed (0 = DWW's tightest assumption only); default 3 */
+  /** highest trace set index summed (0 = DWW's tightest assumption only); default 7 */
   maxM?: number;
-  /** per-sample rate above which the method alone calls the image suspect; default 0.03 */
+  /** per-sample rate above which the method alone calls the image suspect; default
+   *  sampleThreshold(pixels) (0.03 from 40 000 pixels up) */
   threshold?: number;
   /** fewest pairs of samples differing beyond their LSB (trace sets m != 0, invariant under
-   *  embedding) for an answer; default 4000 */
+   *  embedding) for an answer; default 16000 (a textured 52x52 RGB or 90x90 grey image) */
   minTexturedPairs?: number;
+  /** leave out pairs holding a saturated sample (0, 1, 254, 255); default true */
+  skipSaturated?: boolean;
 }
 
-export const SPA_DEFAULTS: Required<SpaOptions> = { maxM: 3, threshold: 0.03, minTexturedPairs: 4000 };
+export const SPA_DEFAULTS = { maxM: 7, minTexturedPairs: 16000, skipSaturated: true };
 
 /** Histogram of ordered adjacent sample pairs (u, v) at index u * 256 + v: horizontal and
  *  vertical neighbours within each colour channel (alpha skipped). */
@@ -75,7 +84,7 @@ export interface SpaFit {
 }
 
 /** Solves the summed SPA quadratic from a pair histogram. */
-export function spaFromHistogram(hist: Uint32Array, maxM = SPA_DEFAULTS.maxM, skipSaturated = true): SpaFit {
+export function spaFromHistogram(hist: Uint32Array, maxM = SPA_DEFAULTS.maxM, skipSaturated = SPA_DEFAULTS.skipSaturated): SpaFit {
   // symmetric counts: every pair taken in both orders
   const C = new Float64Array(129); // |C_m|, m = 0..128
   const E = new Float64Array(129); // E_{2m+1}: u even, v = u + 2m + 1
@@ -120,13 +129,13 @@ export function spaFromHistogram(hist: Uint32Array, maxM = SPA_DEFAULTS.maxM, sk
 }
 
 export function createSpa(options: SpaOptions = {}): Steganalyser {
-  const o = { ...SPA_DEFAULTS, ...options };
+  const o: SpaOptions & typeof SPA_DEFAULTS = { ...SPA_DEFAULTS, ...options };
   return {
     method: 'sample_pairs',
     analyse(img: PixelImage): StegoEstimate {
       checkImage(img);
       const hist = pairHistogram(img);
-      const fit = spaFromHistogram(hist, o.maxM);
+      const fit = spaFromHistogram(hist, o.maxM, o.skipSaturated);
       if (fit.texturedPairs < o.minTexturedPairs) {
         return noAnswer('sample_pairs', `too few textured sample pairs (${fit.texturedPairs} < ${o.minTexturedPairs}): image too small or too flat`);
       }
@@ -136,7 +145,7 @@ export function createSpa(options: SpaOptions = {}): Steganalyser {
         method: 'sample_pairs',
         rate,
         score: fit.p,
-        detected: fit.p > o.threshold,
+        detected: fit.p > (o.threshold ?? sampleThreshold(img.width * img.height)),
         notes: [...fit.notes, `pairs ${fit.pairs}, ${colourChannels(img)} colour channel(s)`, `p = ${fmt(fit.p)}`],
       };
     },
