@@ -60,7 +60,7 @@ test('hide and reveal round trips bit-exact: 1 B, 1 KB and 100 KB in PNG, lossle
   const svc = await startService();
   t.teardown(() => svc.close());
   const { key } = svc.account();
-  for (const [format, size] of [['png', 1], ['png', 1000], ['png', 100_000], ['webp', 1000], ['avif', 1000]] as const) {
+  for (const [format, size] of [['png', 1], ['png', 1000], ['png', 100_000], ['webp', 1], ['webp', 100_000], ['avif', 1000], ['avif', 100_000]] as const) {
     const secret = payload(size);
     const c = await cover(800, 600, format);
     const h = await hide(svc, key, [[`secret-${size}.bin`, secret]], [`cover.${format}`, c], { output_format: format });
@@ -100,24 +100,26 @@ test('several secrets in one hide come back with their names; pixels change by a
   for (const [i, [, b]] of secrets.entries()) t.true(r.files[i].bytes.equals(b));
 });
 
-test('a secret near the capacity fits; one byte over is a 422 giving the capacity in bytes', async (t) => {
+test('a secret near the capacity fits in PNG, WebP and AVIF covers; one byte over is a 422 giving the capacity in bytes', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
   const { key } = svc.account();
-  const c = await cover(200, 150);
-  const over = await hide(svc, key, [['big.bin', randomBytes(20_000)]], ['c.png', c]);
-  t.is(over.start.status, 422);
-  const capacity = over.start.body.capacity_bytes;
-  t.regex(over.start.body.message, new RegExp(`holds at most ${capacity} bytes`));
-  t.true(capacity > 9000 && capacity < 10_200, String(capacity));
-  const overhead = 3 + 2 + 'near.bin'.length + 9;
-  const near = randomBytes(capacity - overhead);
-  const h = await hide(svc, key, [['near.bin', near]], ['c.png', c]);
-  t.is(h.done.status, 'completed', h.done.progress_message);
-  const r = await reveal(svc, key, 'c.png', h.bytes!);
-  t.true(r.files[0].bytes.equals(near));
-  const one = await hide(svc, key, [['near.bin', randomBytes(capacity - overhead + 1)]], ['c.png', c]);
-  t.is(one.start.status, 422);
+  for (const format of ['png', 'webp', 'avif'] as const) {
+    const c = await cover(200, 150, format);
+    const over = await hide(svc, key, [['big.bin', randomBytes(20_000)]], [`c.${format}`, c], { output_format: format });
+    t.is(over.start.status, 422);
+    const capacity = over.start.body.capacity_bytes;
+    t.regex(over.start.body.message, new RegExp(`holds at most ${capacity} bytes`));
+    t.true(capacity > 9000 && capacity < 10_200, String(capacity));
+    const overhead = 3 + 2 + 'near.bin'.length + 9;
+    const near = randomBytes(capacity - overhead);
+    const h = await hide(svc, key, [['near.bin', near]], [`c.${format}`, c], { output_format: format });
+    t.is(h.done.status, 'completed', h.done.progress_message);
+    const r = await reveal(svc, key, `c.${format}`, h.bytes!);
+    t.true(r.files[0].bytes.equals(near), format);
+    const one = await hide(svc, key, [['near.bin', randomBytes(capacity - overhead + 1)]], [`c.${format}`, c], { output_format: format });
+    t.is(one.start.status, 422);
+  }
 });
 
 test('wrong passphrase, nothing hidden, truncated, re-encoded as JPEG, random bytes: one and the same answer', async (t) => {
