@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
 import { loadConfig } from '../src/config.ts';
 import { createServices } from '../src/services.ts';
+import { freePort } from '../test/helpers/child.ts';
 
 const MiB = 1024 * 1024;
 
@@ -121,14 +121,5 @@ function up(child: ChildProcess): Promise<void> {
       if (out.includes('is up')) resolve();
     });
     child.on('exit', (code) => reject(new Error(`child exited ${code}`)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
   });
 }

@@ -37,10 +37,8 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
   },
   async reveal(args, ctx) {
     const a = args as { file: string; passphrase: string; outDir: string; limits: MediaLimits };
-    const { sniff } = await import('./probe.ts');
-    const { readFile } = await import('node:fs/promises');
-    const head = (await readFile(a.file)).subarray(0, 4096);
-    const kind = sniff(head);
+    const { readHead, sniff } = await import('./probe.ts');
+    const kind = sniff((await readHead(a.file)).head);
     const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap };
     if (kind && 'kind' in kind && kind.kind === 'video') {
       const { revealFromVideo } = await import('./stego/video.ts');

@@ -5,6 +5,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { ConvertResult } from '../../media/convert/index.ts';
 import { parseConvertOptions, type ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { sniff } from '../../media/probe.ts';
@@ -16,14 +17,6 @@ import type { Uploads } from '../uploads.ts';
 
 const OPTION_KEYS = ['image_format', 'video_format', 'quality', 'width', 'height', 'fit', 'upscale', 'lossless'];
 
-interface ConvertResult {
-  path: string;
-  mime: string;
-  extension: string;
-  width: number;
-  height: number;
-  notes: string[];
-}
 
 export interface FileFailure {
   storage_uid: string;
