@@ -7,9 +7,7 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
-import { loadConfig } from '../src/config.ts';
-import { createServices } from '../src/services.ts';
-import { freePort } from '../test/helpers/child.ts';
+import { freePort, keyFor, startChild } from '../test/helpers/child.ts';
 
 const MiB = 1024 * 1024;
 
@@ -61,27 +59,11 @@ async function plainRun(root: string, source: string, size: number) {
 
 async function obscuraRun(root: string, source: string, size: number) {
   const dataDir = mkdtempSync(path.join(root, 'obscura-'));
-  const config = loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_FILE_MAX: '4GiB' });
-  const s = await createServices(config);
-  s.accounts.create('bench@example.org', { verified: true });
-  const key = s.apiKeys.issue('bench@example.org').key;
-  await s.close();
+  const key = await keyFor(dataDir, 'bench@example.org');
   const port = await freePort();
   // the flags of `npm start`
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      OBSCURA_DATA_DIR: dataDir,
-      OBSCURA_CLEARNET_LISTEN: `127.0.0.1:${port}`,
-      OBSCURA_ONION_LISTEN: 'off',
-      OBSCURA_I2P_LISTEN: 'off',
-      OBSCURA_LOG_LEVEL: 'warn',
-      OBSCURA_FILE_MAX: '4GiB',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = await startChild(dataDir, port, { OBSCURA_FILE_MAX: '4GiB' }, ['--max-semi-space-size=1']);
   try {
-    await up(child);
     const origin = `http://127.0.0.1:${port}`;
     const session = (await (await fetch(`${origin}/api/convert/session`, { method: 'POST', headers: { 'X-Api-Key': key } })).json()) as { upload_uid: string };
     const ms = await send(`${origin}/api/tus`, source, size, { upload_uid: session.upload_uid, step: '1', name: 'big.bin' }, { 'X-Api-Key': key });

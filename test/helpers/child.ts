@@ -22,8 +22,8 @@ export async function keyFor(dataDir: string, email: string): Promise<string> {
   return key;
 }
 
-export async function startChild(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', './test/helpers/no-egress.ts', 'src/main.ts'], {
+export async function startChild(dataDir: string, port: number, env: Record<string, string> = {}, nodeArgs: string[] = ['--import', './test/helpers/no-egress.ts']): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, 'src/main.ts'], {
     env: {
       ...process.env,
       OBSCURA_DATA_DIR: dataDir,

@@ -38,6 +38,16 @@ export class Conversion {
     return { signal: this.signal, onSpawn: this.onSpawn, onReap: this.onReap, cwd: this.dir };
   }
 
+  /**
+   * Renders a sharp pipeline to a clean sRGB PNG intermediate, for encoders that read files
+   * (heif-enc, cjxl). Fast compression: the file lives only until cleanup().
+   */
+  async pngIntermediate(pipeline: Sharp): Promise<{ path: string; width: number; height: number }> {
+    const png = this.temp('png');
+    const info = await pipeline.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(png);
+    return { path: png, width: info.width, height: info.height };
+  }
+
   note(text: string): void {
     if (!this.notes.includes(text)) this.notes.push(text);
   }

@@ -40,11 +40,7 @@ export const heifBackend: ImageBackend = {
   },
 
   async encode(pipeline: Sharp, _target: ImageTarget, s: EncodeSettings, out: string, conversion: Conversion) {
-    const png = conversion.temp('png');
-    const info = await pipeline
-      .toColourspace('srgb')
-      .png({ compressionLevel: 1 })
-      .toFile(png);
+    const { path: png, ...info } = await conversion.pngIntermediate(pipeline);
     const args = s.lossless
       ? ['-L', '-p', 'chroma=444', '--matrix_coefficients=0']
       : ['-q', String(s.quality ?? 50)];

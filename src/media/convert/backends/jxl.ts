@@ -26,11 +26,7 @@ export const jxlBackend: ImageBackend = {
   },
 
   async encode(pipeline: Sharp, _target: ImageTarget, s: EncodeSettings, out: string, conversion: Conversion) {
-    const png = conversion.temp('png');
-    const info = await pipeline
-      .toColourspace('srgb')
-      .png({ compressionLevel: 1 })
-      .toFile(png);
+    const { path: png, ...info } = await conversion.pngIntermediate(pipeline);
     const quality = s.lossless ? ['-d', '0'] : s.quality !== undefined ? ['-q', String(s.quality)] : [];
     const r = await runTool('cjxl', [png, out, ...quality, '--container=0', '--quiet'], conversion.toolOptions);
     if (r.code !== 0) throw new MediaError('engine_failed', 'The JPEG XL encoder failed on this image.');
