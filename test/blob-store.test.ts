@@ -211,12 +211,16 @@ test('a long resumable append is checkpointed: a crash after 8 MiB keeps the fir
   // the source stalls forever after 9 MiB: the process "dies" while it waits
   let release!: () => void;
   const stalled = new Promise<void>((r) => (release = r));
+  // asking for the chunk after 9 MiB means the store has handled every one before it
+  let waiting!: () => void;
+  const drained = new Promise<void>((r) => (waiting = r));
   async function* slow() {
     for (let at = 1000; at < 9 * 1024 * 1024; at += 100_000) yield data.subarray(at, Math.min(at + 100_000, 9 * 1024 * 1024));
+    waiting();
     await stalled;
   }
   const pending = store.append('long', slow(), { keepPartial: true });
-  await new Promise((r) => setTimeout(r, 300));
+  await drained;
   // reopen the folder as a restarted process would, while the first append is stuck
   db.close();
   const again = await makeStore(dir);

@@ -178,8 +178,10 @@ test('direct: a body cut short commits nothing', async (t) => {
     req.write(payload(150_000), () => setTimeout(() => req.destroy(), 100));
   });
   t.is(r.status, 0, 'the client hung up');
-  await new Promise((r) => setTimeout(r, 200));
-  t.deepEqual((await svc.api('GET', `/api/convert/session/${uid}/files`, key)).body.files, []);
+  // the server learns of the hang-up when its socket closes; wait for that, however slow the machine
+  const files = async () => (await svc.api('GET', `/api/convert/session/${uid}/files`, key)).body.files;
+  for (const deadline = Date.now() + 30_000; (await files()).length > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+  t.deepEqual(await files(), []);
   t.is((svc.services.db.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n, 0);
   t.is((svc.services.db.prepare('SELECT COUNT(*) AS n FROM blob_keys').get() as { n: number }).n, 0);
   // the retry with the same client id goes through
