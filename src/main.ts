@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   }
   await services.scratch.sweep();
   services.jobs.start();
+  services.pool.warm(); // the first job should not wait for a worker to load its media engines
 
   const listeners: Listener[] = [];
   for (const network of NETWORKS) {

@@ -75,6 +75,45 @@ test('hide and reveal round trips bit-exact: 1 B, 1 KB and 100 KB in PNG, lossle
   }
 });
 
+test('alpha and grey covers: transparency is kept exactly, only opaque colour samples move, the secret comes back', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const w = 400;
+  const h = 300;
+  // RGBA with a soft alpha ramp on the left half and opaque pixels on the right
+  const rgb = await sharp(PHOTO).resize(w, h, { fit: 'cover' }).removeAlpha().raw().toBuffer();
+  const rgba = Buffer.alloc(w * h * 4);
+  for (let i = 0; i < w * h; i++) {
+    rgb.copy(rgba, i * 4, i * 3, i * 3 + 3);
+    rgba[i * 4 + 3] = i % w < w / 2 ? Math.floor(((i % w) / (w / 2)) * 255) : 255;
+  }
+  const grey = await sharp(PHOTO).resize(w, h, { fit: 'cover' }).greyscale().raw().toBuffer();
+  const covers: [string, Buffer, Buffer, 1 | 4][] = [
+    ['rgba.png', await sharp(rgba, { raw: { width: w, height: h, channels: 4 } }).png().toBuffer(), rgba, 4],
+    ['grey.png', await sharp(grey, { raw: { width: w, height: h, channels: 1 } }).toColourspace('b-w').png().toBuffer(), grey, 1],
+  ];
+  for (const [name, png, pixels, channels] of covers) {
+    const secret = payload(5000);
+    const hidden = await hide(svc, key, [['s.bin', secret]], [name, png]);
+    t.is(hidden.done.status, 'completed', hidden.done.progress_message);
+    t.is((await sharp(hidden.bytes!).metadata()).channels, channels, `${name} keeps its channels`);
+    const out = await (channels === 1 ? sharp(hidden.bytes!).toColourspace('b-w') : sharp(hidden.bytes!)).raw().toBuffer({ resolveWithObject: true });
+    t.is(out.data.length, pixels.length);
+    let moved = 0;
+    for (let i = 0; i < pixels.length; i++) {
+      const d = Math.abs(out.data[i] - pixels[i]);
+      t.true(d <= 1);
+      if (d) moved++;
+      if (channels === 4 && (i % 4 === 3 || pixels[i - (i % 4) + 3] !== 255) && d) t.fail(`${name}: sample ${i} moved in a transparent pixel or its alpha`);
+    }
+    t.true(moved > 0, `${name}: something was embedded`);
+    const back = await reveal(svc, key, name, hidden.bytes!);
+    t.is(back.done.status, 'completed', back.done.progress_message);
+    t.is(sha256(back.files[0].bytes), sha256(secret), name);
+  }
+});
+
 test('several secrets in one hide come back with their names; pixels change by at most 1 and metadata is gone', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());

@@ -50,7 +50,7 @@ export class WorkerPool {
   readonly #entry: URL;
   readonly #workerData: unknown;
   readonly #size: number;
-  /** Workers start on first use, so a CLI or an idle service costs no threads. */
+  /** Workers start on first use or warm(), so a CLI costs no threads. */
   readonly #slots: Slot[] = [];
   readonly #waiting: Pending[] = [];
   #nextId = 1;
@@ -73,6 +73,11 @@ export class WorkerPool {
       this.#waiting.push({ id: this.#nextId++, task, opts, resolve: resolve as (v: unknown) => void, reject });
       this.#pump();
     });
+  }
+
+  /** Starts every worker now (the service does at boot), so no job waits for one to load. */
+  warm(): void {
+    while (!this.#closed && this.#slots.length < this.#size) this.#slots.push(this.#spawn());
   }
 
   async close(): Promise<void> {

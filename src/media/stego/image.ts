@@ -1,6 +1,6 @@
 // Hide and reveal in still images. The cover is decoded to 8-bit pixels (orientation applied),
 // the stream embedded, and the result written losslessly (PNG by default, lossless WebP or
-// AVIF on request) with no metadata; the output is decoded again and checked pixel for pixel.
+// AVIF on request) with no metadata; WebP and AVIF outputs are decoded again and checked.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -9,8 +9,9 @@ import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
 import { pack, unpack, type Secret } from './container.ts';
+import { encodePng } from './png.ts';
 import { IMAGE_DOMAIN, pixelSpace, type PixelInfo } from './pixels.ts';
-import { NOTHING_FOUND, capacityBytes, embed, extract } from './stream.ts';
+import { NOTHING_FOUND, capacityBytes, embed, extract, sealingKeys } from './stream.ts';
 
 export type StegoImageFormat = 'png' | 'webp' | 'avif';
 export const STEGO_IMAGE_FORMATS: readonly StegoImageFormat[] = ['png', 'webp', 'avif'];
@@ -37,7 +38,10 @@ async function decode(file: string, p: Probe, workDir: string, ctx: StegoContext
     const r = await convert(file, workDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
     source = r.path;
   }
-  const { data, info } = await sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false }).rotate().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  const img = sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false });
+  // a grey cover stays grey: R, G and B moving apart by 1 in a grey picture would give it away
+  const grey = (await img.metadata()).space === 'b-w';
+  const { data, info } = await (grey ? img.rotate().toColourspace('b-w') : img.rotate()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   return { data, info: { width: info.width, height: info.height, channels: info.channels } };
 }
 
@@ -61,21 +65,27 @@ export async function hideInImage(cover: string, secrets: Secret[], passphrase: 
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'image') throw new MediaError('invalid_option', 'This cover is a video; video covers are written as MKV or WebM.');
   const notes: string[] = [];
+  // argon2id (0.15 s) runs on the thread pool while the cover decodes
+  const keys = sealingKeys(passphrase, IMAGE_DOMAIN);
+  keys.catch(() => {}); // awaited in embed(); a decode failure must not leave it unhandled
   const { data, info } = await decode(cover, p, outDir, ctx);
   if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
     notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
   }
   const space = pixelSpace(data, info);
   const container = pack(secrets);
-  const { changed } = await embed(space, container, passphrase, IMAGE_DOMAIN);
+  const { changed } = await embed(space, container, keys);
   const out = path.join(outDir, `hidden.${format}`);
-  const img = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 1 | 2 | 3 | 4 } });
-  const encoded = format === 'png' ? img.png({ compressionLevel: 3, adaptiveFiltering: true }) /* level 6 took 0.5 s longer on 12 MP for 2% less */ : format === 'webp' ? img.webp({ lossless: true, effort: 4 }) : img.avif({ lossless: true, effort: 4 });
-  await encoded.toFile(out);
-  // the output must decode to exactly the embedded pixels, or the secret would be lost
-  const back = await sharp(out).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  if (back.info.channels !== info.channels || !back.data.equals(data)) {
-    throw new MediaError('engine_failed', `The ${format.toUpperCase()} encoder did not keep the pixels exactly; try PNG.`);
+  if (format === 'png') {
+    await writeFile(out, await encodePng(data, info.width, info.height, info.channels), { mode: 0o600 });
+  } else {
+    const img = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 1 | 2 | 3 | 4 } });
+    await (format === 'webp' ? img.webp({ lossless: true, effort: 4 }) : img.avif({ lossless: true, effort: 4 })).toFile(out);
+    // these encoders must decode to exactly the embedded pixels, or the secret would be lost
+    const back = await sharp(out).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    if (back.info.channels !== info.channels || !back.data.equals(data)) {
+      throw new MediaError('engine_failed', `The ${format.toUpperCase()} encoder did not keep the pixels exactly; try PNG.`);
+    }
   }
   return { path: out, mime: MIME[format], extension: format, width: info.width, height: info.height, capacity: capacityBytes(space.n), changed, notes };
 }

@@ -1,7 +1,7 @@
 // Raw pixels as a sample space: the colour samples of opaque pixels. Alpha is never touched,
 // and neither are pixels that are not fully opaque (encoders may rewrite their colour).
 import type { SampleSpace } from './stream.ts';
-import { embed, extract } from './stream.ts';
+import { embed, extract, sealingKeys } from './stream.ts';
 import { CONTAINER_OVERHEAD, fileOverhead, pack } from './container.ts';
 
 export interface PixelInfo {
@@ -33,7 +33,7 @@ export const IMAGE_DOMAIN = 'image';
 /** Hides `payload` (taken as one secret) in a copy of the pixels. Used by the stego benchmark. */
 export async function hidePixels(pixels: Uint8Array, info: PixelInfo, payload: Uint8Array, passphrase: string): Promise<Uint8Array> {
   const copy = new Uint8Array(pixels);
-  await embed(pixelSpace(copy, info), pack([{ name: 'x', data: payload }]), passphrase, IMAGE_DOMAIN);
+  await embed(pixelSpace(copy, info), pack([{ name: 'x', data: payload }]), sealingKeys(passphrase, IMAGE_DOMAIN));
   return copy;
 }
 

@@ -10,7 +10,7 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { MediaError } from '../errors.ts';
 import { SALT_BYTES, locatorKey, sealKey } from './keys.ts';
-import { MAX_FILL, positions } from './positions.ts';
+import { BATCH, MAX_FILL, Strata, headerPositions } from './positions.ts';
 
 /** The samples a payload can live in: n of them, addressed 0..n-1. */
 export interface SampleSpace {
@@ -44,15 +44,9 @@ export function capacityBytes(n: number): number {
   return Math.max(0, Math.floor(usable / 8) - TAG_BYTES);
 }
 
-/**
- * The code for a payload: the largest p (fewest changes per bit) whose blocks fill at most half
- * of the room, so drawing positions stays cheap; failing that, the largest p that fits at all.
- * 0 when nothing fits.
- */
+/** The code for a payload: the largest p (fewest changes per bit) that fits; 0 when none does. */
 export function chooseP(bits: number, samples: number): number {
-  const fits = (p: number, room: number) => Math.ceil(bits / p) * ((1 << p) - 1) <= room;
-  for (let p = MAX_P; p >= 1; p--) if (fits(p, samples / 2)) return p;
-  for (let p = MAX_P; p >= 1; p--) if (fits(p, samples)) return p;
+  for (let p = MAX_P; p >= 1; p--) if (Math.ceil(bits / p) * ((1 << p) - 1) <= samples) return p;
   return 0;
 }
 
@@ -90,18 +84,28 @@ function ungcm(key: Buffer, nonce: Buffer, sealed: Buffer): Buffer | undefined {
   }
 }
 
-/** Seals a container for embedding: the header bytes, the payload bytes, and the locator key. */
-export async function seal(container: Buffer, passphrase: string, domain: string, units = 1, p = 0): Promise<{ header: Buffer; payload: Buffer; locator: Buffer; p: number }> {
+/** Fresh keys for one hide: a random salt and what argon2id makes of it. */
+export interface SealingKeys {
+  salt: Buffer;
+  keys: Keys;
+}
+
+/** Starts the (slow) key derivation; callers may decode the cover meanwhile. */
+export async function sealingKeys(passphrase: string, domain: string): Promise<SealingKeys> {
   const salt = randomBytes(SALT_BYTES);
+  return { salt, keys: await keys(passphrase, salt, domain) };
+}
+
+/** Seals a container for embedding: the header bytes, the payload bytes, and the locator key. */
+export function seal(k: SealingKeys, container: Buffer, units = 1, p = 0): { header: Buffer; payload: Buffer; locator: Buffer; p: number } {
   const nonce = randomBytes(NONCE_BYTES);
-  const k = await keys(passphrase, salt, domain);
-  const payload = gcm(k.payload, nonce, container);
+  const payload = gcm(k.keys.payload, nonce, container);
   const plain = Buffer.alloc(HEADER_PLAIN);
   plain.writeUInt32BE(payload.length, 0);
   plain[4] = p;
   plain.writeUInt32BE(units, 5);
-  const header = Buffer.concat([salt, nonce, gcm(k.header, nonce, plain)]);
-  return { header, payload, locator: k.locator, p };
+  const header = Buffer.concat([k.salt, nonce, gcm(k.keys.header, nonce, plain)]);
+  return { header, payload, locator: k.keys.locator, p };
 }
 
 /** Opens a header read from a cover; undefined when the passphrase does not fit. */
@@ -168,55 +172,57 @@ export function readPlain(space: SampleSpace, pos: Uint32Array, bytes: number): 
   return out;
 }
 
-function syndrome(space: SampleSpace, pos: Uint32Array, base: number, nb: number): number {
-  let s = 0;
-  const d = space.direct;
-  if (d) {
-    for (let j = 0; j < nb; j++) if (d[pos[base + j]] & 1) s ^= j + 1;
-  } else {
-    for (let j = 0; j < nb; j++) if (space.get(pos[base + j]) & 1) s ^= j + 1;
-  }
-  return s;
-}
+/** A fresh walk over `count` payload samples; the same count always gives the same samples. */
+export type Walk = (count: number) => Strata;
 
 /**
  * Hamming matrix embedding: each block of 2^p - 1 samples carries p bits as the XOR of the
- * (1-based) indices of its odd samples; at most one sample per block changes. Bits past the
- * end of `data` are random padding.
+ * (1-based) indices of its odd samples; at most one sample per block changes. A block is 2^p - 1
+ * consecutive strata, so the cover is read once, in order, and no region gets more than one
+ * change per block. Bits past the data are random.
  */
-export function writeMatrix(space: SampleSpace, pos: Uint32Array, from: number, data: Buffer, p: number, bitOffset = 0, bitCount = data.length * 8): number {
-  const nb = (1 << p) - 1;
-  const blocks = Math.ceil(bitCount / p);
-  const coin = new Coin();
+export function writeMatrix(space: SampleSpace, walk: Walk, data: Buffer, p: number, bitOffset = 0, bitCount = data.length * 8): number {
   const pad = randomBytes(4);
-  let changed = 0;
+  const coin = new Coin();
   let bit = 0;
-  for (let b = 0; b < blocks; b++) {
-    const base = from + b * nb;
-    const s = syndrome(space, pos, base, nb);
+  let changed = 0;
+  forEachBlock(space, walk, p, Math.ceil(bitCount / p), (s, pos, base) => {
     let m = 0;
     for (let k = 0; k < p; k++, bit++) {
       const v = bit < bitCount ? bitAt(data, bitOffset + bit) : (pad[k >>> 3] >>> (k & 7)) & 1;
       m = (m << 1) | v;
     }
-    const d = s ^ m;
-    if (d !== 0) {
-      nudge(space, pos[base + d - 1], coin);
+    const flip = s ^ m;
+    if (flip !== 0) {
+      nudge(space, pos[base + flip - 1], coin);
       changed++;
     }
-  }
+  });
   return changed;
 }
 
-export function readMatrix(space: SampleSpace, pos: Uint32Array, from: number, p: number, out: Buffer, bitOffset = 0, bitCount = out.length * 8): void {
-  const nb = (1 << p) - 1;
-  const blocks = Math.ceil(bitCount / p);
+export function readMatrix(space: SampleSpace, walk: Walk, p: number, out: Buffer, bitOffset = 0, bitCount = out.length * 8): void {
   let bit = 0;
-  for (let b = 0; b < blocks; b++) {
-    const base = from + b * nb;
-    const s = syndrome(space, pos, base, nb);
+  forEachBlock(space, walk, p, Math.ceil(bitCount / p), (s) => {
     for (let k = p - 1; k >= 0 && bit < bitCount; k--, bit++) {
       if ((s >>> k) & 1) out[(bitOffset + bit) >>> 3] |= 0x80 >>> ((bitOffset + bit) & 7);
+    }
+  });
+}
+
+/** Walks `blocks` blocks of 2^p - 1 samples in order, giving each block's syndrome. */
+function forEachBlock(space: SampleSpace, walk: Walk, p: number, blocks: number, each: (syndrome: number, pos: Uint32Array, base: number) => void): void {
+  const nb = (1 << p) - 1;
+  const w = walk(blocks * nb);
+  const pos = new Uint32Array(Math.floor(BATCH / nb) * nb); // whole blocks per batch
+  const d = space.direct;
+  for (let m = w.take(pos); m > 0; m = w.take(pos)) {
+    for (let base = 0; base < m; base += nb) {
+      let s = 0;
+      // branch-free: the LSBs are random, so a branch would mispredict half the time
+      if (d) for (let j = 0; j < nb; j++) s ^= (j + 1) & -(d[pos[base + j]] & 1);
+      else for (let j = 0; j < nb; j++) s ^= (j + 1) & -(space.get(pos[base + j]) & 1);
+      each(s, pos, base);
     }
   }
 }
@@ -224,7 +230,7 @@ export function readMatrix(space: SampleSpace, pos: Uint32Array, from: number, p
 // ---- one cover, one stream (images) ------------------------------------------
 
 /** Embeds a container into one sample space (an image). */
-export async function embed(space: SampleSpace, container: Buffer, passphrase: string, domain: string): Promise<{ changed: number; p: number }> {
+export async function embed(space: SampleSpace, container: Buffer, keys: SealingKeys | Promise<SealingKeys>): Promise<{ changed: number; p: number }> {
   const capacity = capacityBytes(space.n);
   if (container.length > capacity) {
     throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
@@ -232,10 +238,10 @@ export async function embed(space: SampleSpace, container: Buffer, passphrase: s
   const payloadBits = (container.length + TAG_BYTES) * 8;
   const room = Math.floor(space.n * MAX_FILL) - HEADER_BITS;
   const p = chooseP(payloadBits, room);
-  const sealed = await seal(container, passphrase, domain, 1, p);
-  const total = HEADER_BITS + blocksFor(payloadBits, p) * ((1 << p) - 1);
-  const pos = positions(sealed.locator, 0, space.n, total);
-  const changed = writePlain(space, pos, sealed.header) + writeMatrix(space, pos, HEADER_BITS, sealed.payload, p);
+  const sealed = seal(await keys, container, 1, p);
+  const head = headerPositions(sealed.locator, space.n, HEADER_BITS);
+  const walk: Walk = (count) => new Strata(sealed.locator, 0, space.n, count, head);
+  const changed = writePlain(space, head, sealed.header) + writeMatrix(space, walk, sealed.payload, p);
   return { changed, p };
 }
 
@@ -244,15 +250,13 @@ export async function extract(space: SampleSpace, passphrase: string, domain: st
   const nothing = () => new MediaError('nothing_found', NOTHING_FOUND);
   if (Math.floor(space.n * MAX_FILL) < HEADER_BITS) throw nothing();
   const locator = locatorKey(passphrase, domain);
-  const headPos = positions(locator, 0, space.n, HEADER_BITS);
-  const opened = await openHeader(readPlain(space, headPos, HEADER_BYTES), passphrase, domain);
+  const head = headerPositions(locator, space.n, HEADER_BITS);
+  const opened = await openHeader(readPlain(space, head, HEADER_BYTES), passphrase, domain);
   if (!opened) throw nothing();
   const { length, p } = opened.header;
-  const total = HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1);
-  if (total > Math.floor(space.n * MAX_FILL)) throw nothing();
-  const pos = positions(locator, 0, space.n, total);
+  if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(space.n * MAX_FILL)) throw nothing();
   const sealed = Buffer.alloc(length);
-  readMatrix(space, pos, HEADER_BITS, p, sealed);
+  readMatrix(space, (count) => new Strata(locator, 0, space.n, count, head), p, sealed);
   const container = openPayload(sealed, opened.payloadKey, opened.nonce);
   if (!container) throw nothing();
   return container;

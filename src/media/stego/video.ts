@@ -15,8 +15,8 @@ import { probe, type Probe } from '../probe.ts';
 import { pack, unpack, type Secret } from './container.ts';
 import { locatorKey } from './keys.ts';
 import { pixelSpace } from './pixels.ts';
-import { positions, MAX_FILL } from './positions.ts';
-import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain } from './stream.ts';
+import { MAX_FILL, Strata, headerPositions } from './positions.ts';
+import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, sealingKeys, writeMatrix, writePlain } from './stream.ts';
 import type { HideResult, RevealedFile, StegoContext } from './image.ts';
 
 export type StegoVideoFormat = 'mkv' | 'webm';
@@ -92,8 +92,7 @@ export async function hideInVideo(cover: string, secrets: Secret[], passphrase: 
   const q = Math.ceil(L / K);
   const room = Math.floor(S * MAX_FILL) - HEADER_BITS;
   const P = chooseP(q, room);
-  const sealed = await seal(container, passphrase, DOMAIN, K, P);
-  const nb = (1 << P) - 1;
+  const sealed = seal(await sealingKeys(passphrase, DOMAIN), container, K, P);
 
   const out = path.join(outDir, `hidden.${format}`);
   const dec = decoder(cover, ctx);
@@ -109,12 +108,11 @@ export async function hideInVideo(cover: string, secrets: Secret[], passphrase: 
     for await (const frame of frames(dec.stdout!, S)) {
       if (f < K) {
         const space = pixelSpace(frame, { width: v.width, height: v.height, channels: 3 });
-        const from = f === 0 ? HEADER_BITS : 0;
         const start = f * q;
         const count = Math.max(0, Math.min(q, L - start));
-        const pos = positions(sealed.locator, f, S, from + blocksFor(q, P) * nb);
-        if (f === 0) changed += writePlain(space, pos, sealed.header);
-        if (count > 0) changed += writeMatrix(space, pos, from, sealed.payload, P, start, count);
+        const head = f === 0 ? headerPositions(sealed.locator, S, HEADER_BITS) : undefined;
+        if (head) changed += writePlain(space, head, sealed.header);
+        if (count > 0) changed += writeMatrix(space, (n) => new Strata(sealed.locator, f, S, n, head), sealed.payload, P, start, count);
       }
       f++;
       if (!enc.stdin!.write(frame)) await new Promise((r) => enc.stdin!.once('drain', r));
@@ -152,23 +150,24 @@ export async function revealFromVideo(file: string, passphrase: string, outDir: 
     const dec = decoder(file, ctx);
     let opened: Awaited<ReturnType<typeof openHeader>>;
     let sealedBuf: Buffer | undefined;
+    let head: Uint32Array | undefined;
     let q = 0;
     let f = 0;
     try {
       for await (const frame of frames(dec.stdout!, S)) {
         const space = pixelSpace(frame, { width: p.width, height: p.height, channels: 3 });
         if (f === 0) {
-          opened = await openHeader(readPlain(space, positions(locator, 0, S, HEADER_BITS), HEADER_BYTES), passphrase, DOMAIN);
+          head = headerPositions(locator, S, HEADER_BITS);
+          opened = await openHeader(readPlain(space, head, HEADER_BYTES), passphrase, DOMAIN);
           if (!opened) throw new Error('no header');
           sealedBuf = Buffer.alloc(opened.header.length);
           q = Math.ceil((opened.header.length * 8) / opened.header.units);
           if (blocksFor(q, opened.header.p) * ((1 << opened.header.p) - 1) + HEADER_BITS > Math.floor(S * MAX_FILL)) throw new Error('bad header');
         }
         const { length, p: P, units } = opened!.header;
-        const from = f === 0 ? HEADER_BITS : 0;
         const start = f * q;
         const count = Math.max(0, Math.min(q, length * 8 - start));
-        if (count > 0) readMatrix(space, positions(locator, f, S, from + blocksFor(q, P) * ((1 << P) - 1)), from, P, sealedBuf!, start, count);
+        if (count > 0) readMatrix(space, (n) => new Strata(locator, f, S, n, f === 0 ? head : undefined), P, sealedBuf!, start, count);
         f++;
         if (f >= units) break;
       }

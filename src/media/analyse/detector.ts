@@ -1,0 +1,74 @@
+// The one interface every analyse detector shares: (probed input, options) -> verdict, findings,
+// assets. A verdict of null means "no answer" (the check did not apply or could not run); it is
+// never read as clean, and it always comes with a finding that says why.
+import type { Probe } from '../probe.ts';
+import type { PixelImage } from './steganalysis/types.ts';
+
+export type Severity = 'info' | 'low' | 'medium' | 'high';
+
+export interface Finding {
+  /** Plain language, for people: "GPS position recorded (46.52, 6.63)". */
+  label: string;
+  severity: Severity;
+  /** The detector that made it. */
+  detector: string;
+  /** A short, actionable sentence (the v1 interface shows it when enableTips is set). */
+  tip?: string;
+}
+
+export type AssetCategory = 'display_image' | 'ela_map' | 'forensic_noise_map' | 'forensic_clone';
+
+/** A picture a detector made, written into the job's scratch folder (stripped, 8-bit). */
+export interface AssetFile {
+  category: AssetCategory;
+  path: string;
+  mime: string;
+}
+
+export interface DetectorResult<V> {
+  verdict: V | null;
+  findings: Finding[];
+  assets: AssetFile[];
+}
+
+export interface AnalyseOptions {
+  /** 'deep' adds the costlier checks (copy-move, Sample Pairs, full-resolution maps). */
+  depth: 'standard' | 'deep';
+  /** Where detectors write their assets (a private scratch folder). */
+  outDir: string;
+  signal?: AbortSignal;
+  onSpawn?: (pid: number) => void;
+  onReap?: (pid: number) => void;
+  /** PEM certificates of trusted C2PA signers; empty: nothing is trusted. */
+  c2paTrustAnchors?: string;
+}
+
+/** Metadata tags as exiftool reports them with -G1: "EXIF:Make", "XMP-iptcExt:DigitalSourceType", ... */
+export type Tags = Record<string, unknown>;
+
+/**
+ * The file under analysis. Costly readings are made once, on first use, and shared: several
+ * detectors need the pixels or the metadata.
+ */
+export interface AnalyseInput {
+  path: string;
+  probe: Probe;
+  /** The whole file (it was size-checked at upload). */
+  bytes(): Promise<Buffer>;
+  /** Decoded 8-bit pixels as displayed (orientation applied; first frame of a video or an
+   *  animation); rejects for a file sharp cannot decode. */
+  pixels(): Promise<PixelImage>;
+  /** exiftool -G1 -a -n tags; an empty object when exiftool reads nothing. */
+  tags(): Promise<Tags>;
+}
+
+export interface Detector<V> {
+  /** snake_case; also the key of its verdict in the result, where it has one. */
+  name: string;
+  run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<V>>;
+}
+
+/** The answer of a detector that does not apply or could not run. */
+export function noAnswer<V>(detector: string, why: string, severity: Severity = 'info'): DetectorResult<V> {
+  return { verdict: null, findings: [{ label: why, severity, detector }], assets: [] };
+}

@@ -1,0 +1,52 @@
+// Builds the AnalyseInput of a file: each costly reading (bytes, pixels, tags) is made once,
+// on first use, and shared by the detectors that need it.
+import { readFile } from 'node:fs/promises';
+import sharp from 'sharp';
+import { convert } from '../convert/index.ts';
+import type { MediaLimits } from '../limits.ts';
+import type { Probe } from '../probe.ts';
+import { runTool } from '../tools.ts';
+import type { AnalyseInput, AnalyseOptions, Tags } from './detector.ts';
+import type { PixelImage } from './steganalysis/types.ts';
+
+const SHARP_DECODES = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
+
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let p: Promise<T> | undefined;
+  return () => (p ??= load());
+}
+
+export function analyseInput(path: string, probe: Probe, limits: MediaLimits, options: AnalyseOptions): AnalyseInput {
+  const tool = { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap };
+  return {
+    path,
+    probe,
+    bytes: once(() => readFile(path)),
+    pixels: once(async () => {
+      let source = path;
+      if (probe.kind === 'video' || !SHARP_DECODES.has(probe.format)) {
+        // HEIC, JXL, BMP and video frames: through the converters' lossless PNG path
+        const r = await convert(path, options.outDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits, ...tool });
+        source = r.path;
+      }
+      const img = sharp(source, { limitInputPixels: limits.maxPixels, animated: false });
+      const grey = (await img.metadata()).space === 'b-w';
+      const { data, info } = await (grey ? img.rotate().toColourspace('b-w') : img.rotate()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+      return { data, width: info.width, height: info.height, channels: info.channels as PixelImage['channels'] };
+    }),
+    tags: once(async () => {
+      // -G1: the precise group ("EXIF:Make" vs "XMP-tiff:Make"); -a: repeated tags too;
+      // -n: numbers as numbers (GPS as signed degrees); -b off: binary blocks are summarised.
+      const r = await runTool('exiftool', ['-j', '-G1', '-a', '-n', '-u', '-q', '-q', '--', path], { ...tool, timeoutMs: 60_000, maxStdout: 32 << 20 });
+      if (r.code !== 0 && r.stdout.length === 0) return {};
+      try {
+        const parsed = JSON.parse(r.stdout.toString('utf8')) as Tags[];
+        const tags = { ...(parsed[0] ?? {}) };
+        delete tags.SourceFile; // the scratch path, nothing of the user's
+        return tags;
+      } catch {
+        return {};
+      }
+    }),
+  };
+}
