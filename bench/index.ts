@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   convert: () => import('./convert.ts'),
   hide: () => import('./hide.ts'),
   stego: () => import('./stego.ts'),
+  analyse: () => import('./analyse.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -2,6 +2,7 @@
 // process with a message that names the variable; nothing is silently coerced.
 import { isIP } from 'node:net';
 import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import pkg from '../package.json' with { type: 'json' };
@@ -139,6 +140,7 @@ const schema = {
   OBSCURA_MAX_FRAMES: [int(1, 1_000_000), '1000'],
   OBSCURA_MAX_VIDEO_DURATION: [duration, '1h'],
   OBSCURA_MAX_VIDEO_RESOLUTION: [z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected WIDTHxHEIGHT, such as 7680x4320'), '7680x4320'],
+  OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OBSCURA_MAINTENANCE: [bool, 'off'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: [int(1, 86_400), '300'],
@@ -176,6 +178,8 @@ export interface Config {
     maxVideoWidth: number;
     maxVideoHeight: number;
   };
+  /** PEM certificates of the C2PA signers the analyse product trusts; empty: none. */
+  c2paTrustAnchors: string;
   logLevel: Raw['OBSCURA_LOG_LEVEL'];
   maintenance: { on: boolean; retryAfterS: number };
   version: string;
@@ -206,6 +210,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!problems.length && r.OBSCURA_CHUNK_MAX > r.OBSCURA_FILE_MAX) {
     problems.push('OBSCURA_CHUNK_MAX: must not exceed OBSCURA_FILE_MAX');
+  }
+  let c2paTrustAnchors = '';
+  if (!problems.length && r.OBSCURA_C2PA_TRUST_ANCHORS) {
+    try {
+      c2paTrustAnchors = readFileSync(path.resolve(r.OBSCURA_C2PA_TRUST_ANCHORS), 'utf8');
+      if (!c2paTrustAnchors.includes('-----BEGIN CERTIFICATE-----')) problems.push('OBSCURA_C2PA_TRUST_ANCHORS: the file holds no PEM certificate');
+    } catch {
+      problems.push('OBSCURA_C2PA_TRUST_ANCHORS: cannot read the file');
+    }
   }
   if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
 
@@ -250,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxVideoWidth: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[0]),
       maxVideoHeight: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[1]),
     },
+    c2paTrustAnchors,
     logLevel: r.OBSCURA_LOG_LEVEL,
     maintenance: { on: r.OBSCURA_MAINTENANCE, retryAfterS: r.OBSCURA_MAINTENANCE_RETRY_AFTER },
     version: pkg.version,

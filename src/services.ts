@@ -7,6 +7,7 @@ import { Accounts } from './domain/accounts.ts';
 import { ApiKeys } from './domain/api-keys.ts';
 import { Jobs } from './domain/jobs.ts';
 import { Maintenance } from './domain/maintenance.ts';
+import { analyseRunner } from './domain/runners/analyse.ts';
 import { convertRunner } from './domain/runners/convert.ts';
 import { hideRunner, revealRunner } from './domain/runners/stego.ts';
 import { Sessions } from './domain/sessions.ts';
@@ -84,6 +85,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   jobs.register(convertRunner({ uploads, limits: config.media }));
   jobs.register(hideRunner({ uploads, limits: config.media }));
   jobs.register(revealRunner({ uploads, limits: config.media }));
+  jobs.register(analyseRunner({ uploads, limits: config.media, c2paTrustAnchors: config.c2paTrustAnchors || undefined }));
   return {
     config,
     log,

@@ -114,6 +114,23 @@ export class Uploads {
     await this.#end(row, 'deleted');
   }
 
+  /**
+   * A completed media-url as the input of a v1 job: the job engine works on sessions, so the
+   * upload joins one as its step-1 file the first time (later jobs reuse that session).
+   */
+  async mediaUrlSession(account: Account, key: string, type: 'analyse'): Promise<SessionRow> {
+    const row = await this.#live(account, key, 'v1');
+    if (row.state !== 'completed') {
+      const at = await this.#blobs.size(row.id);
+      throw new AppError('invalid', 'upload_incomplete', `The upload of this media-url is not complete: ${at} of ${row.size} bytes arrived. Finish it before starting a job.`, { upload_offset: at });
+    }
+    const existing = row.sessionId ? this.#sessions.byIdUnchecked(row.sessionId) : undefined;
+    if (existing && existing.accountId === account.id && existing.type === type && existing.expiresAt > Date.now()) return existing;
+    const session = this.#sessions.create(account, type);
+    this.#rows.attach(row.id, session.id, 1);
+    return session;
+  }
+
   // ---- newer interface: direct and TUS ------------------------------------
 
   /**

@@ -9,6 +9,7 @@ import type { Sessions } from '../domain/sessions.ts';
 import type { Uploads } from '../domain/uploads.ts';
 import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
+import { analyseRoutes } from './api/analyse.ts';
 import { convertRoutes } from './api/convert.ts';
 import { sessionRoutes } from './api/sessions.ts';
 import { stegoRoutes } from './api/stego.ts';
@@ -21,6 +22,7 @@ import { errorBoundary } from './middleware/errors.ts';
 import { maintenanceGate } from './middleware/maintenance.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { v1JobRoutes } from './v1/jobs.ts';
 import { v1UploadRoutes } from './v1/upload.ts';
 
 export interface AppDeps {
@@ -53,6 +55,8 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     directUploadRoutes(deps),
     tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
     v1UploadRoutes(deps),
+    v1JobRoutes(deps),
+    analyseRoutes(deps),
     convertRoutes(deps),
     stegoRoutes(deps),
   ];

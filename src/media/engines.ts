@@ -47,6 +47,11 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
     const { revealFromImage } = await import('./stego/image.ts');
     return revealFromImage(a.file, a.passphrase, a.outDir, sctx);
   },
+  async analyse(args, ctx) {
+    const a = args as { input: string; outDir: string; depth: 'standard' | 'deep'; limits: MediaLimits; c2paTrustAnchors?: string };
+    const { analyseFile } = await import('./analyse/index.ts');
+    return analyseFile(a.input, a.limits, { depth: a.depth, outDir: a.outDir, c2paTrustAnchors: a.c2paTrustAnchors, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+  },
   async probe(args, ctx) {
     const a = args as { input: string; limits: MediaLimits };
     const { probe } = await import('./probe.ts');

@@ -98,6 +98,8 @@ export interface UploadRepository {
   /** Live (uploading or completed) uploads of a session, oldest first. */
   liveInSession(sessionId: string): UploadRow[];
   setState(id: string, state: UploadState, at: number): void;
+  /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
+  attach(id: string, sessionId: string, step: number): void;
   byViaState(via: UploadVia, state: UploadState): UploadRow[];
   /** Live uploads whose life has run out. */
   expiredBefore(at: number, limit: number): UploadRow[];

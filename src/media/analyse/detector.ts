@@ -58,7 +58,7 @@ export interface AnalyseInput {
   /** Decoded 8-bit pixels as displayed (orientation applied; first frame of a video or an
    *  animation); rejects for a file sharp cannot decode. */
   pixels(): Promise<PixelImage>;
-  /** exiftool -G1 -a -n tags; an empty object when exiftool reads nothing. */
+  /** exiftool -G1 -a -n -u tags (without the System group); rejects when exiftool cannot read the file. */
   tags(): Promise<Tags>;
 }
 

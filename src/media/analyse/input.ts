@@ -38,15 +38,16 @@ export function analyseInput(path: string, probe: Probe, limits: MediaLimits, op
       // -G1: the precise group ("EXIF:Make" vs "XMP-tiff:Make"); -a: repeated tags too;
       // -n: numbers as numbers (GPS as signed degrees); -b off: binary blocks are summarised.
       const r = await runTool('exiftool', ['-j', '-G1', '-a', '-n', '-u', '-q', '-q', '--', path], { ...tool, timeoutMs: 60_000, maxStdout: 32 << 20 });
-      if (r.code !== 0 && r.stdout.length === 0) return {};
+      let parsed: Tags[];
       try {
-        const parsed = JSON.parse(r.stdout.toString('utf8')) as Tags[];
-        const tags = { ...(parsed[0] ?? {}) };
-        delete tags.SourceFile; // the scratch path, nothing of the user's
-        return tags;
+        parsed = JSON.parse(r.stdout.toString('utf8')) as Tags[];
       } catch {
-        return {};
+        throw new Error('exiftool could not read this file');
       }
+      const tags: Tags = {};
+      // the System group is the scratch file's own name, folder and dates, nothing of the user's
+      for (const [k, v] of Object.entries(parsed[0] ?? {})) if (k !== 'SourceFile' && !k.startsWith('System:')) tags[k] = v;
+      return tags;
     }),
   };
 }

@@ -66,6 +66,10 @@ export class SqliteUploads implements UploadRepository {
     ).map(toUpload);
   }
 
+  attach(id: string, sessionId: string, step: number): void {
+    this.db.prepare('UPDATE uploads SET session_id = ?, step = ? WHERE id = ?').run(sessionId, step, id);
+  }
+
   setState(id: string, state: UploadState, at: number): void {
     const column = state === 'completed' ? 'completed_at' : state === 'uploading' ? undefined : 'ended_at';
     if (column) this.db.prepare(`UPDATE uploads SET state = ?, ${column} = ? WHERE id = ?`).run(state, at, id);

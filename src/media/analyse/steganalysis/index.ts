@@ -52,10 +52,11 @@ export interface StegoVerdict {
 
 export const analysers: readonly Steganalyser[] = [chiSquare, rs, samplePairs];
 
-export function analyseLsb(img: PixelImage): StegoVerdict {
+/** `samplePairs: false` leaves out SPA, the costliest method (the analyse product's standard depth). */
+export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}): StegoVerdict {
   checkImage(img);
   const cc = colourChannels(img);
-  const estimates = analysers.map((a) => a.analyse(img));
+  const estimates = analysers.filter((a) => opts.samplePairs !== false || a !== samplePairs).map((a) => a.analyse(img));
   const chi = estimates[0];
   const structural = estimates.slice(1).filter((e) => e.score !== null).map((e) => e.score as number);
   const notes: string[] = [];
@@ -73,6 +74,6 @@ export function analyseLsb(img: PixelImage): StegoVerdict {
   const over = mean > threshold;
   if (over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above the threshold ${fmt(threshold)}`);
   if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp`);
-  if (structural.length === 1) notes.push('only one of RS and SPA answered');
+  if (structural.length === 1) notes.push(opts.samplePairs === false ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   return { suspected: over || chi.detected === true, rate, thresholdBpp: threshold * cc, estimates, notes };
 }

@@ -1,0 +1,70 @@
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import type { AnalysedFile } from '../../domain/runners/analyse.ts';
+import { readObject } from '../body.ts';
+import { urlFor, type AppState, type Ctx } from '../context.ts';
+import { sendFile } from '../download.ts';
+import { requireKey } from '../middleware/auth.ts';
+
+/**
+ * The per-file items of an analyse job, as both interfaces answer them: assets become
+ * download paths on the network the request came in on; tips are left out unless asked for.
+ */
+export function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Record<string, unknown>[] {
+  const { report, assets } = jobs.results(job);
+  const tips = report.tips !== false;
+  const byId = new Map(assets.map((a) => [a.id, a]));
+  return ((report.files as AnalysedFile[] | undefined) ?? []).map((f) => {
+    if (!f.ok) return { name: f.name, error: f.error, message: f.message, grade: null };
+    const { ok: _ok, asset_ids, verdicts, ...rest } = f;
+    const findings = verdicts.findings.map(({ tip, ...finding }) => (tips && tip ? { ...finding, tip } : finding));
+    return {
+      ...rest,
+      verdicts: { ...verdicts, findings },
+      assets: asset_ids.flatMap((id) => {
+        const a = byId.get(id);
+        if (!a) return [];
+        const path = `/api/analyse/asset/${a.id}`;
+        return [{ asset_id: a.id, category: a.category, mime_type: a.mimeType, file_size: a.size, download_path: path, download_url: urlFor(ctx, path) }];
+      }),
+    };
+  });
+}
+
+// Analyse: start on an analyse session, poll by upload_uid, read the result by job_uid.
+export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireKey(deps.apiKeys, 'x-api-key');
+  const { jobs } = deps;
+
+  router.post('/api/analyse/job', auth, async (ctx) => {
+    const job = await jobs.create(ctx.state.account!, 'analyse', await readObject(ctx));
+    ctx.status = 201;
+    ctx.body = { job_uid: job.id, job_type: 'analyse', status: job.state, upload_uid: job.sessionId };
+  });
+
+  router.get('/api/analyse/job/:uid', auth, (ctx) => {
+    const view = jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse'));
+    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
+    ctx.body = view;
+  });
+
+  router.get('/api/analyse/result/:job', auth, (ctx) => {
+    const job = jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse');
+    ctx.body = {
+      job_uid: job.id,
+      status: job.state,
+      message: job.progressMessage,
+      expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+      files: analyseItems(ctx, jobs, job),
+    };
+  });
+
+  router.get('/api/analyse/asset/:asset', auth, (ctx) => {
+    const { asset, read } = jobs.asset(ctx.state.account!, ctx.params.asset, 'analyse');
+    sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` }, read);
+  });
+
+  return router;
+}

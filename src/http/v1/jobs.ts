@@ -1,0 +1,64 @@
+// v1 jobs, as SEED-SPEC.md's tables say: analyse a completed media-url, poll its status with
+// POST, read the result. The job-url is the status URL and the result-url the result URL,
+// both built for the network the request came in on.
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import type { JobState } from '../../store/repositories.ts';
+import { analyseItems } from '../api/analyse.ts';
+import { readObject } from '../body.ts';
+import { urlFor, type AppState } from '../context.ts';
+import { requireKey } from '../middleware/auth.ts';
+import { v1Statuses } from './errors.ts';
+
+const V1_STATUS: Record<JobState, string> = { queued: 'WAITING', processing: 'PROCESSING', completed: 'COMPLETED', partial: 'COMPLETED', failed: 'FAILED' };
+const FIELDS = ['key', 'enableTips', 'enableExtraAnalysis'];
+
+export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploads }): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireKey(deps.apiKeys, 'api_key');
+  const { jobs } = deps;
+
+  router.post('/v1/job/analyse', v1Statuses(), auth, async (ctx) => {
+    const body = await readObject(ctx);
+    const unknown = Object.keys(body).filter((k) => !FIELDS.includes(k));
+    if (unknown.length) throw new AppError('invalid', 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. JobAnalyse has ${FIELDS.join(', ')}.`);
+    if (typeof body.key !== 'string' || body.key === '') throw new AppError('invalid', 'invalid_key', 'key is required: the key of the media-url (the last part of its path).');
+    for (const f of ['enableTips', 'enableExtraAnalysis']) {
+      if (typeof body[f] !== 'boolean') throw new AppError('invalid', 'invalid_field', `${f} is required, true or false.`);
+    }
+    const account = ctx.state.account!;
+    const session = await deps.uploads.mediaUrlSession(account, body.key, 'analyse');
+    const job = await jobs.create(account, 'analyse', {
+      upload_uid: session.id,
+      tips: body.enableTips,
+      forensic_depth: body.enableExtraAnalysis ? 'deep' : 'standard',
+    });
+    const jobUrl = urlFor(ctx, `/v1/job/status/${job.id}`);
+    ctx.status = 200;
+    ctx.set('Location', jobUrl);
+    ctx.body = { key: job.id, status: V1_STATUS[job.state], jobUrl };
+  });
+
+  router.post('/v1/job/status/:key', v1Statuses(), auth, (ctx) => {
+    const job = jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
+    const done = job.state === 'completed' || job.state === 'partial';
+    ctx.body = {
+      key: job.id,
+      status: V1_STATUS[job.state],
+      message: job.progressMessage,
+      resultUrl: done && job.resultsState !== 'expired' ? urlFor(ctx, `/v1/job/result/${job.id}`) : '',
+    };
+  });
+
+  router.get('/v1/job/result/:key', v1Statuses(), auth, (ctx) => {
+    const job = jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
+    if (job.state === 'failed') throw new AppError('invalid', 'job_failed', `The job failed: ${job.progressMessage}`);
+    const files = analyseItems(ctx, jobs, job);
+    ctx.body = { key: job.id, results: { status: V1_STATUS[job.state], files } };
+  });
+
+  return router;
+}

@@ -1,0 +1,137 @@
+// AI generation: does the file say it was made by a generative AI? Declared: a C2PA manifest
+// or an IPTC/XMP DigitalSourceType with the "trained algorithmic media" values. Possible:
+// weaker traces (generator settings in PNG text chunks, generator names in software tags, an
+// "AI" credit line). Metadata proves nothing either way: it is easy to strip and to add.
+import { c2paOf, type C2paReading } from '../c2pa-reader.ts';
+import { throwIfAborted } from '../../errors.ts';
+import { noAnswer, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
+
+export interface AiGenerationVerdict {
+  verdict: 'declared_aigc' | 'possible_aigc' | 'no_indication';
+  signals: { source: string; detail: string }[];
+}
+
+const NAME = 'ai_generation';
+
+/** IPTC digital source types that declare generative AI (URL or bare term). */
+const DECLARED_TYPE = /(^|\/)(trainedAlgorithmicMedia|compositeWithTrainedAlgorithmicMedia)$/i;
+/** "A mix of elements, any of which may or may not be generative AI". */
+const POSSIBLE_TYPE = /(^|\/)compositeSynthetic$/i;
+
+/** PNG text chunks that generators write (keyword, lower case -> what it is). */
+const PNG_GENERATOR_CHUNKS: Record<string, string> = {
+  parameters: 'generation parameters in the format of AUTOMATIC1111 and other Stable Diffusion web UIs',
+  prompt: 'a ComfyUI prompt graph',
+  workflow: 'a ComfyUI workflow',
+  dream: 'InvokeAI ("Dream") generation settings',
+  'sd-metadata': 'InvokeAI generation metadata',
+  invokeai_metadata: 'InvokeAI generation metadata',
+  invokeai_graph: 'an InvokeAI generation graph',
+  generation_data: 'generation settings of an image generator',
+};
+
+/** Tags that name the software a file came from. */
+const SOFTWARE_TAG = /:(Software|CreatorTool|ProcessingSoftware|HistorySoftwareAgent|SoftwareAgent|Source|Generator|Producer|Claim_?Generator\w*|AIGenerator\w*)$/i;
+const GENERATOR_NAME =
+  /\b(midjourney|dall[\s·.-]?e(\s?[23])?|stable[\s-]?diffusion|sdxl|automatic1111|comfyui|invokeai|fooocus|firefly|google imagen|imagen\s?\d|gemini|nano[\s-]?banana|novel\s?ai|leonardo\.ai|leonardo ai|flux(\.1)?|black forest labs|ideogram|dreamstudio|nightcafe|craiyon|playground ai|bing image creator|image creator from microsoft|chatgpt|gpt-image|gpt-4o|openai|sora|runwayml|runway gen-?\d|krea|recraft|seedream|hidream|kling|veo\s?\d|pika labs|luma ai|dream machine|grok|artbreeder|wombo|starryai)\b/i;
+/** Credit lines such as Google's "Made with Google AI". */
+const AI_CREDIT = /\b(made|created|generated|edited|enhanced)\s+(with|by|using)\s+([\w.-]+\s+){0,3}AI\b|\bAI[\s-]generated\b|\bgenerative AI\b/i;
+/** The parameter line AUTOMATIC1111 writes (into PNG "parameters" or EXIF UserComment). */
+const A1111_PARAMS = /\bSteps: \d+, Sampler: /;
+const DESCRIPTIVE_TAG = /:(UserComment|ImageDescription|Description|Comment|Caption-Abstract)$/i;
+
+const tagName = (k: string) => k.slice(k.indexOf(':') + 1);
+const group = (k: string) => k.slice(0, Math.max(0, k.indexOf(':')));
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(strings) : typeof v === 'string' ? [v] : []);
+const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
+const term = (t: string) => t.slice(t.lastIndexOf('/') + 1);
+
+type Signal = AiGenerationVerdict['signals'][number];
+
+function fromC2pa(reading: C2paReading, declared: Signal[], possible: Signal[]): void {
+  if (reading.status !== 'manifest') return;
+  const standing = reading.validation_state === 'Invalid' ? 'a C2PA manifest that does not validate' : 'a signed C2PA manifest';
+  for (const dst of reading.digital_source_types) {
+    const on = reading.actions.find((a) => a.digital_source_type === dst)?.action;
+    const detail = `${standing} states the digital source type "${term(dst)}"${on ? ` (action ${on})` : ''}`;
+    if (DECLARED_TYPE.test(dst)) declared.push({ source: 'c2pa', detail });
+    else if (POSSIBLE_TYPE.test(dst)) possible.push({ source: 'c2pa', detail });
+  }
+  for (const g of reading.generators) {
+    if (GENERATOR_NAME.test(g)) possible.push({ source: 'c2pa', detail: `${standing} names a generative AI tool: "${short(g)}"` });
+  }
+}
+
+function fromTags(tags: Tags, manifestRead: boolean, declared: Signal[], possible: Signal[]): void {
+  for (const [key, value] of Object.entries(tags)) {
+    const name = tagName(key);
+    const g = group(key);
+    const values = strings(value);
+    // exiftool also decodes C2PA manifests (groups JUMBF, CBOR): used only when the library
+    // could not read the manifest, since the manifest reading already covers them
+    const fromManifest = /^(JUMBF|CBOR|C2PA)/i.test(g);
+    if (fromManifest && manifestRead) continue;
+    const source = fromManifest ? `${key} (C2PA, not validated)` : key;
+
+    if (/DigitalSourceType$/i.test(name)) {
+      for (const v of values) {
+        if (DECLARED_TYPE.test(v.trim())) declared.push({ source, detail: `digital source type "${term(v.trim())}"` });
+        else if (POSSIBLE_TYPE.test(v.trim())) possible.push({ source, detail: `digital source type "${term(v.trim())}"` });
+      }
+      continue;
+    }
+    if (g.startsWith('PNG')) {
+      const what = PNG_GENERATOR_CHUNKS[name.toLowerCase()];
+      if (what) {
+        possible.push({ source: key, detail: `a PNG text chunk holds ${what}` });
+        continue;
+      }
+    }
+    const text = values.join(' ');
+    if (!text) continue;
+    if (SOFTWARE_TAG.test(key) && GENERATOR_NAME.test(text)) {
+      possible.push({ source, detail: `${name} names a generative AI tool: "${short(text)}"` });
+    } else if (/:Credit$/i.test(key) && AI_CREDIT.test(text)) {
+      possible.push({ source, detail: `credit line "${short(text)}"` });
+    } else if (DESCRIPTIVE_TAG.test(key) && A1111_PARAMS.test(text)) {
+      possible.push({ source, detail: `${name} holds image generator settings (steps, sampler)` });
+    }
+  }
+}
+
+const dedupe = (signals: Signal[]) => signals.filter((s, i) => signals.findIndex((t) => t.source === s.source && t.detail === s.detail) === i);
+const list = (signals: Signal[], n = 3) => signals.slice(0, n).map((s) => s.detail).join('; ') + (signals.length > n ? `; and ${signals.length - n} more` : '');
+
+export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
+  name: NAME,
+  async run(input, options): Promise<DetectorResult<AiGenerationVerdict>> {
+    throwIfAborted(options.signal);
+    const [reading, tags] = await Promise.all([c2paOf(input, options), input.tags().catch(() => null)]);
+    const tagsRead = tags !== null && Object.keys(tags).length > 0;
+    const c2paRead = reading.status !== 'unreadable';
+    if (!tagsRead && !c2paRead) return noAnswer(NAME, 'Neither the metadata nor the C2PA provenance of this file could be read, so signs of AI generation could not be checked.');
+
+    const declared: Signal[] = [];
+    const possible: Signal[] = [];
+    fromC2pa(reading, declared, possible);
+    if (tagsRead) fromTags(tags, reading.status === 'manifest', declared, possible);
+    const d = dedupe(declared);
+    const p = dedupe(possible);
+
+    const findings: Finding[] = [];
+    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
+    let verdict: AiGenerationVerdict['verdict'];
+    if (d.length) {
+      verdict = 'declared_aigc';
+      add('medium', `The file declares that it was made or edited with generative AI: ${list(d)}.`, 'A declaration in metadata can be removed or added by anyone; a signed, intact C2PA manifest is the strongest form of it.');
+    } else if (p.length) {
+      verdict = 'possible_aigc';
+      add('low', `Metadata points to a generative AI tool: ${list(p)}.`, 'These traces are easy to add or remove: they suggest, they do not prove.');
+    } else {
+      verdict = 'no_indication';
+      add('info', 'No sign of AI generation in the metadata or provenance. The absence of signals proves nothing: such metadata is easily removed, and most generators write none.');
+    }
+    if (!tagsRead) add('info', 'The metadata could not be read; only the C2PA provenance was checked for signs of AI generation.');
+    return { verdict: { verdict, signals: [...d, ...p] }, findings, assets: [] };
+  },
+};

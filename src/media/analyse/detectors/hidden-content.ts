@@ -1,0 +1,102 @@
+// Hidden content: LSB steganalysis of lossless pictures (chi-square, RS, and at deep analysis
+// Sample Pairs), bytes after the image's end marker, other file types inside or after it
+// (archives, documents: polyglots), and unusual chunks. `suspected` is true on any evidence,
+// false only when the pixel analysis ran and nothing structural was found, null otherwise.
+import { analyseLsb } from '../steganalysis/index.ts';
+import { layoutOf, signaturesIn } from '../container.ts';
+import type { Detector, DetectorResult, Finding } from '../detector.ts';
+
+export interface HiddenContentVerdict {
+  suspected: boolean | null;
+  lsb: {
+    suspected: boolean | null;
+    payload_bpp: number | null;
+    threshold_bpp: number | null;
+    methods: { method: string; rate: number | null; detected: boolean | null }[];
+  } | null;
+  /** Bytes after the end marker; null when the container could not be walked. */
+  appended_bytes: number | null;
+  embedded: { type: string; offset: number; where: 'inside' | 'appended' }[];
+  unusual_chunks: { type: string; size: number }[];
+}
+
+const NAME = 'hidden_content';
+/** Formats whose pixels come back exactly as written: LSB analysis is meaningful only there. */
+const LOSSLESS = new Set(['png', 'bmp', 'tiff', 'gif']);
+const PNG_KNOWN = new Set('IHDR PLTE IDAT IEND tRNS cHRM gAMA iCCP sBIT sRGB cICP mDCV mDCv cLLI cLLi tEXt zTXt iTXt bKGD hIST pHYs sPLT eXIf tIME acTL fcTL fdAT oFFs pCAL sCAL sTER dSIG caBX iDOT vpAg'.split(' '));
+const RIFF_KNOWN = new Set(['VP8 ', 'VP8L', 'VP8X', 'ALPH', 'ANIM', 'ANMF', 'ICCP', 'EXIF', 'XMP ']);
+const JPEG_KNOWN = /^(APP0:(JFIF|JFXX|AVI1)|APP1:(Exif|http:\/\/ns\.adobe\.com\/xap\/1\.0\/|http:\/\/ns\.adobe\.com\/xmp\/extension\/)|APP2:(ICC_PROFILE|MPF|FPXR)|APP11:JP|APP12:Ducky|APP13:Photoshop 3\.0|APP14:Adobe|COM)/;
+/** A private chunk this large is room for a file, not for a setting. */
+const BIG_CHUNK = 4096;
+
+export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
+  name: NAME,
+  async run(input, options): Promise<DetectorResult<HiddenContentVerdict>> {
+    const findings: Finding[] = [];
+    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
+    const { format, kind } = input.probe;
+    const bytes = await input.bytes();
+
+    // ---- structure: end marker, appended data, embedded files, unusual chunks
+    const layout = kind === 'image' ? layoutOf(format, bytes) : undefined;
+    let appended: number | null = null;
+    let expectedTail = false;
+    const embedded: HiddenContentVerdict['embedded'] = [];
+    const unusual: HiddenContentVerdict['unusual_chunks'] = [];
+    if (layout) {
+      appended = bytes.length - layout.end;
+      for (const s of signaturesIn(bytes, layout.end)) embedded.push({ type: s.name, offset: s.offset, where: 'appended' });
+      for (const s of signaturesIn(bytes, 0, layout.end)) if (s.offset > 0) embedded.push({ type: s.name, offset: s.offset, where: 'inside' });
+      for (const c of layout.chunks) {
+        const known = format === 'png' ? PNG_KNOWN.has(c.type) : format === 'webp' ? RIFF_KNOWN.has(c.type) : format === 'jpeg' ? JPEG_KNOWN.test(c.type) : true;
+        if (!known || ((c.type === 'COM' || c.type === 'tEXt' || c.type === 'zTXt' || c.type === 'iTXt') && c.size > BIG_CHUNK)) unusual.push({ type: c.type, size: c.size });
+      }
+      // phones and cameras append their MPF images (depth maps, previews) after the first EOI
+      const mpf = format === 'jpeg' && appended > 0 && layout.chunks.some((c) => c.type === 'APP2:MPF') && bytes[layout.end] === 0xff && bytes[layout.end + 1] === 0xd8;
+      if (mpf && !embedded.some((e) => e.where === 'appended')) {
+        add('info', `${appended} bytes of further JPEG images follow the picture, as its MPF segment announces (previews or depth maps written by the camera).`);
+        expectedTail = true;
+      } else if (appended > 0) {
+        const what = embedded.filter((e) => e.where === 'appended').map((e) => e.type);
+        add('high', `${appended} bytes follow the end of the image${what.length ? `: they hold a ${what.join(', a ')}` : ''}. Viewers ignore them; they are a common way to hide a file.`, 'Cut the file at the end marker, or open the trailing bytes with the matching tool, to see what they are.');
+      }
+      const inside = embedded.filter((e) => e.where === 'inside');
+      if (inside.length) add('medium', `Signatures of other file types inside the image data: ${inside.map((e) => `${e.type} at byte ${e.offset}`).join(', ')}. The file may be a polyglot.`, 'A polyglot opens as a picture in one program and as an archive or document in another.');
+      if (unusual.length) add('medium', `Unusual ${format === 'jpeg' ? 'segments' : 'chunks'}: ${unusual.slice(0, 6).map((c) => `${c.type} (${c.size} bytes)`).join(', ')}.`, 'Private chunks are skipped by viewers and can carry any data.');
+    } else if (kind === 'image') {
+      add('info', `The ${format.toUpperCase()} structure was not walked (format not covered, or the file is damaged), so appended data was not checked.`);
+    } else {
+      add('info', 'Structural checks cover still images; videos are not checked for appended data here.');
+    }
+
+    // ---- pixels: LSB replacement
+    let lsb: HiddenContentVerdict['lsb'] = null;
+    const lossless = LOSSLESS.has(format) || (format === 'webp' && layout?.chunks.some((c) => c.type === 'VP8L'));
+    if (kind === 'image' && lossless && !input.probe.animated) {
+      try {
+        const v = analyseLsb(await input.pixels(), { samplePairs: options.depth === 'deep' });
+        lsb = {
+          suspected: v.suspected,
+          payload_bpp: v.rate === null ? null : round(v.rate),
+          threshold_bpp: v.thresholdBpp === null ? null : round(v.thresholdBpp),
+          methods: v.estimates.map((e) => ({ method: e.method, rate: e.rate === null ? null : round(e.rate), detected: e.detected })),
+        };
+        if (v.suspected) add('high', `LSB steganography suspected: about ${lsb.payload_bpp} bits per pixel appear to be replaced (threshold ${lsb.threshold_bpp}).`, 'A message may be hidden in the lowest bit of the pixels; only its sender\'s tool and key can read it.');
+        else if (v.suspected === null) add('info', `LSB steganalysis gave no answer: ${v.notes.join('; ')}.`);
+        else add('info', `No sign of LSB replacement (estimate ${lsb.payload_bpp} bpp, threshold ${lsb.threshold_bpp}).`);
+      } catch (err) {
+        add('info', `LSB steganalysis could not run on this picture (${(err as Error).message}).`);
+      }
+    } else if (kind === 'image') {
+      add('info', `LSB steganalysis applies to lossless pictures; this ${format.toUpperCase()} is ${input.probe.animated ? 'animated' : 'lossy'}, so its pixels were not checked (steganography in JPEG coefficients is not detected here).`);
+    } else {
+      add('info', 'Video frames are not checked for steganography.');
+    }
+
+    const structural = appended !== null && appended > 0 && !expectedTail ? true : embedded.some((e) => e.where === 'inside') || unusual.some((c) => c.size > BIG_CHUNK);
+    const suspected = lsb?.suspected === true || structural ? true : lsb?.suspected === false && layout ? false : null;
+    return { verdict: { suspected, lsb, appended_bytes: appended, embedded, unusual_chunks: unusual }, findings, assets: [] };
+  },
+};
+
+const round = (n: number) => Math.round(n * 1000) / 1000;

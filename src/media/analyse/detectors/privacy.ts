@@ -1,0 +1,203 @@
+// Privacy exposure: what the file tells about who made it, where, when and with what. Each
+// exposure is a finding with a severity; a position (GPS) is always high. Read with exiftool,
+// which knows far more tag families than any library here.
+import { runTool } from '../../tools.ts';
+import type { Detector, DetectorResult, Finding, Severity, Tags } from '../detector.ts';
+
+export interface PrivacyVerdict {
+  /** How many exposures were found, and the worst of them. */
+  exposures: number;
+  highest: Severity | null;
+  categories: string[];
+  gps: { latitude: number; longitude: number } | null;
+}
+
+const NAME = 'privacy';
+const RANK: Record<Severity, number> = { info: 0, low: 1, medium: 2, high: 3 };
+
+/** Tag families that are only about the encoding, never about people. */
+const TECHNICAL_GROUPS = new Set(['ExifTool', 'File', 'Composite', 'JFIF', 'APP14', 'MPF0', 'MPImage1', 'MPImage2', 'RIFF', 'QuickTime', 'Track1', 'Track2', 'Matroska']);
+const PNG_TECHNICAL = /^PNG:(ImageWidth|ImageHeight|BitDepth|ColorType|Compression|Filter|Interlace|Gamma|SRGBRendering|PixelsPerUnit[XY]|PixelUnits|WhitePoint[XY]|Red[XY]|Green[XY]|Blue[XY]|Palette|Transparency|BackgroundColor|SignificantBits|ModifyDate|ImageHeader)$/;
+
+interface Rule {
+  category: string;
+  severity: Severity;
+  match: (key: string) => boolean;
+  label: (hits: [string, unknown][]) => string;
+  tip: string;
+}
+
+const short = (v: unknown) => {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+};
+const tagName = (k: string) => k.slice(k.indexOf(':') + 1);
+const list = (hits: [string, unknown][], n = 4) => hits.slice(0, n).map(([k, v]) => `${tagName(k)}: ${short(v)}`).join('; ') + (hits.length > n ? `; and ${hits.length - n} more` : '');
+
+const RULES: Rule[] = [
+  {
+    category: 'serial_numbers',
+    severity: 'high',
+    match: (k) => /SerialNumber|ImageUniqueID|BodySerial|InternalSerial|CameraID$|DeviceSerial/i.test(k),
+    label: (h) => `Device serial numbers or unique ids recorded (${list(h)}); they link every photo from this device together.`,
+    tip: 'Remove the metadata before sharing; these numbers tie the file to one camera or phone.',
+  },
+  {
+    category: 'owner',
+    severity: 'high',
+    match: (k) => /:(Artist|OwnerName|CameraOwnerName|Creator|By-line|Author|XPAuthor|Writer-Editor|Credit|Contact|CreatorContactInfo|CreatorWorkEmail|CreatorWorkTelephone|CreatorAddress|AuthorsPosition|Rights|Copyright|CopyrightNotice|Owner)$/i.test(k),
+    label: (h) => `Names or contact details of people recorded (${list(h)}).`,
+    tip: 'A name, e-mail or copyright line identifies the author; strip it if that matters.',
+  },
+  {
+    category: 'camera',
+    severity: 'medium',
+    match: (k) => /^(IFD0|XMP-tiff|ExifIFD|XMP-aux|XMP-exifEX):(Make|Model|LensModel|LensMake|Lens|LensInfo|LensID|UniqueCameraModel)$/i.test(k),
+    label: (h) => `Camera or phone identified (${list(h)}).`,
+    tip: 'The make and model narrow down who could have taken the picture.',
+  },
+  {
+    category: 'maker_notes',
+    severity: 'medium',
+    match: (k) => /^(MakerNotes|Canon|Nikon|Sony|Apple|Samsung|Olympus|Panasonic|Pentax|Fujifilm|FujiFilm|Ricoh|Google|Huawei|Xiaomi|DJI|GoPro|Leica|Minolta|Sigma|Kodak|Casio|Sanyo|Motorola)[A-Za-z0-9]*:/.test(k),
+    label: (h) => `Manufacturer data (maker notes, ${h.length} tags) recorded; it can include serial numbers, settings and face or location data.`,
+    tip: 'Maker notes are opaque to most tools and are easy to forget; strip all metadata.',
+  },
+  {
+    category: 'dates',
+    severity: 'low',
+    match: (k) => /:(DateTimeOriginal|CreateDate|DateCreated|DateTimeCreated|DigitalCreationDate|DigitalCreationTime|TimeCreated|SubSecDateTimeOriginal|MetadataDate|ModifyDate|OffsetTime|OffsetTimeOriginal)$/.test(k) && !k.startsWith('PNG:'),
+    label: (h) => `Dates recorded (${list(h, 3)}).`,
+    tip: 'The time of capture, and the time zone offset, can place a person at a moment.',
+  },
+  {
+    category: 'software',
+    severity: 'low',
+    match: (k) => /:(Software|CreatorTool|ProcessingSoftware|HostComputer|HistorySoftwareAgent|Originating Program|OriginatingProgram|ProgramVersion)$/i.test(k),
+    label: (h) => `Software recorded (${list(h)}).`,
+    tip: 'The software and its version say what the file went through.',
+  },
+  {
+    category: 'editing_history',
+    severity: 'medium',
+    match: (k) => k.startsWith('XMP-xmpMM:') || k.startsWith('XMP-photoshop:DocumentAncestors') || k.startsWith('XMP-crs:') || k.startsWith('XMP-lr:'),
+    label: (h) => `Editing history or document ids recorded in XMP (${h.length} entries: ${[...new Set(h.map(([k]) => tagName(k)))].slice(0, 5).join(', ')}); ids link this file to its other versions.`,
+    tip: 'XMP history can reveal the original file, the editor and the steps taken; remove it.',
+  },
+  {
+    category: 'iptc',
+    severity: 'medium',
+    match: (k) => k.startsWith('IPTC:') || k.startsWith('XMP-iptcCore:') || k.startsWith('XMP-iptcExt:') || /^XMP-photoshop:(City|State|Country|Headline|Instructions|Source|TransmissionReference|CaptionWriter)$/.test(k) || /^XMP-dc:(Description|Title|Subject)$/.test(k),
+    label: (h) => `Caption, place or newsroom fields recorded (${list(h)}).`,
+    tip: 'IPTC fields often name places, people and sources in plain words.',
+  },
+  {
+    category: 'comments',
+    severity: 'low',
+    match: (k) => /:(Comment|UserComment|XPComment|ImageDescription|XPSubject|XPKeywords|XPTitle)$/.test(k) && !k.startsWith('PNG:'),
+    label: (h) => `Comments recorded (${list(h)}).`,
+    tip: 'Free-text comments can say anything, including names and places.',
+  },
+  {
+    category: 'png_text',
+    severity: 'low',
+    match: (k) => k.startsWith('PNG:') && !PNG_TECHNICAL.test(k),
+    label: (h) => `PNG text chunks present (${list(h)}).`,
+    tip: 'PNG text chunks may hold prompts, comments or tool settings.',
+  },
+  {
+    category: 'colour_profile',
+    severity: 'info',
+    match: (k) => k.startsWith('ICC_Profile:') || k.startsWith('ICC-header:') || k.startsWith('ICC-meas:') || k.startsWith('ICC-view:'),
+    label: (h) => {
+      const desc = h.find(([k]) => /ProfileDescription$/.test(k));
+      return `ICC colour profile embedded${desc ? ` (${short(desc[1])})` : ''}; a custom profile can point to one device or calibration.`;
+    },
+    tip: 'Standard profiles (sRGB, Display P3) say little; a custom one can identify a device.',
+  },
+];
+
+export const privacyDetector: Detector<PrivacyVerdict> = {
+  name: NAME,
+  async run(input, options): Promise<DetectorResult<PrivacyVerdict>> {
+    let tags: Tags;
+    try {
+      tags = await input.tags();
+    } catch {
+      return { verdict: null, findings: [{ label: 'The metadata could not be read, so privacy exposure is unknown (not clean).', severity: 'info', detector: NAME }], assets: [] };
+    }
+    const findings: Finding[] = [];
+    const categories: string[] = [];
+    const claimed = new Set<string>();
+    const entries = Object.entries(tags).filter(([k, v]) => !TECHNICAL_GROUPS.has(k.slice(0, k.indexOf(':'))) && v !== '' && v !== null);
+
+    // GPS first: the one exposure that is always high
+    const gpsKeys = entries.filter(([k]) => /^(GPS|XMP-exif|QuickTime|Keys|UserData|ItemList):GPS|^GPS:/.test(k) || /GPSCoordinates|GPSPosition|Location(ISO6709)?$/.test(k));
+    const lat = num(tags['Composite:GPSLatitude'] ?? tags['GPS:GPSLatitude'] ?? tags['XMP-exif:GPSLatitude']);
+    const lon = num(tags['Composite:GPSLongitude'] ?? tags['GPS:GPSLongitude'] ?? tags['XMP-exif:GPSLongitude']);
+    const iso6709 = gpsKeys.map(([, v]) => (typeof v === 'string' ? /^([+-]\d+(?:\.\d+)?)([+-]\d+(?:\.\d+)?)/.exec(v) : null)).find(Boolean);
+    let gps: PrivacyVerdict['gps'] = null;
+    if (lat !== undefined && lon !== undefined) gps = { latitude: lat, longitude: lon };
+    else if (iso6709) gps = { latitude: Number(iso6709[1]), longitude: Number(iso6709[2]) };
+    if (gps || gpsKeys.length) {
+      categories.push('gps');
+      for (const [k] of gpsKeys) claimed.add(k);
+      findings.push({
+        detector: NAME,
+        severity: 'high',
+        label: gps
+          ? `GPS position recorded: ${gps.latitude.toFixed(4)}, ${gps.longitude.toFixed(4)} (within a few metres of where the picture was taken).`
+          : `GPS fields recorded (${gpsKeys.slice(0, 4).map(([k]) => tagName(k)).join(', ')}).`,
+        tip: 'Anyone with the file can see where it was made. Remove the location before sharing.',
+      });
+    }
+
+    for (const rule of RULES) {
+      const hits = entries.filter(([k]) => !claimed.has(k) && rule.match(k));
+      if (!hits.length) continue;
+      for (const [k] of hits) claimed.add(k);
+      categories.push(rule.category);
+      findings.push({ detector: NAME, severity: rule.severity, label: rule.label(hits), tip: rule.tip });
+    }
+
+    // Embedded thumbnails and previews: an exposure, and worse when they show another picture
+    const thumbs = ['ThumbnailImage', 'PreviewImage', 'JpgFromRaw', 'OtherImage'].filter((t) => Object.keys(tags).some((k) => tagName(k) === t || tagName(k) === `${t}Length` || tagName(k) === t.replace('Image', 'Length')));
+    if (thumbs.length) {
+      categories.push('thumbnail');
+      const differs = await thumbnailDiffers(input, options);
+      findings.push(
+        differs
+          ? { detector: NAME, severity: 'high', label: 'An embedded thumbnail shows a different picture from the image itself: it may show the original before cropping or editing.', tip: 'Strip the thumbnail: it can reveal what was cut out or changed.' }
+          : { detector: NAME, severity: 'low', label: `An embedded ${thumbs.join(' and ').replace(/Image/g, ' image').toLowerCase()} is present.`, tip: 'Thumbnails are a second copy of the picture that editors often forget to update.' },
+      );
+    }
+
+    const highest = findings.reduce<Severity | null>((m, f) => (m === null || RANK[f.severity] > RANK[m] ? f.severity : m), null);
+    const exposures = findings.filter((f) => f.severity !== 'info').length;
+    if (!findings.length) findings.push({ detector: NAME, severity: 'info', label: 'No identifying metadata found.' });
+    return { verdict: { exposures, highest: exposures ? highest : null, categories, gps }, findings, assets: [] };
+  },
+};
+
+function num(v: unknown): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Compares the EXIF thumbnail with the picture at 16x16 grey; true when clearly different. */
+async function thumbnailDiffers(input: Parameters<Detector<unknown>['run']>[0], options: Parameters<Detector<unknown>['run']>[1]): Promise<boolean> {
+  try {
+    const r = await runTool('exiftool', ['-b', '-ThumbnailImage', '--', input.path], { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap, timeoutMs: 30_000, maxStdout: 4 << 20 });
+    if (r.code !== 0 || r.stdout.length < 100) return false;
+    const sharp = (await import('sharp')).default;
+    const small = (img: Parameters<typeof sharp>[0], raw?: { width: number; height: number; channels: 1 | 2 | 3 | 4 }) =>
+      sharp(img as Buffer, raw ? { raw } : {}).resize(16, 16, { fit: 'fill' }).greyscale().raw().toBuffer();
+    const px = await input.pixels();
+    const [a, b] = await Promise.all([small(r.stdout), small(Buffer.from(px.data.buffer, px.data.byteOffset, px.data.length), { width: px.width, height: px.height, channels: px.channels })]);
+    let diff = 0;
+    for (let i = 0; i < a.length; i++) diff += Math.abs(a[i] - b[i]);
+    return diff / a.length > 20; // same picture: a few levels of JPEG and scaling noise
+  } catch {
+    return false;
+  }
+}

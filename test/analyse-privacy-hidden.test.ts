@@ -1,0 +1,156 @@
+// The privacy-exposure and hidden-content detectors on real files made with real tools.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { test } from './helpers/test.ts';
+import { PHOTO } from './helpers/media.ts';
+import { analyseInput } from '../src/media/analyse/input.ts';
+import { privacyDetector } from '../src/media/analyse/detectors/privacy.ts';
+import { hiddenContentDetector } from '../src/media/analyse/detectors/hidden-content.ts';
+import { embedLsbReplacement } from '../src/media/analyse/steganalysis/naive-lsb.ts';
+import { probe } from '../src/media/probe.ts';
+import { DEFAULT_LIMITS } from '../src/media/limits.ts';
+import type { AnalyseOptions } from '../src/media/analyse/detector.ts';
+
+function workDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-analyse-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function run<V>(detector: { run(i: never, o: AnalyseOptions): Promise<{ verdict: V | null; findings: { label: string; severity: string }[] }> }, file: string, dir: string, depth: 'standard' | 'deep' = 'standard') {
+  const options: AnalyseOptions = { depth, outDir: dir };
+  return detector.run(analyseInput(file, await probe(file, DEFAULT_LIMITS), DEFAULT_LIMITS, options) as never, options);
+}
+
+const exiftool = (args: string[]) => execFileSync('exiftool', ['-q', '-overwrite_original', ...args]);
+
+/** A 768x512 crop of the photo as PNG pixels: a natural cover. */
+async function cover(dir: string, name = 'cover.png'): Promise<{ file: string; pixels: { data: Uint8Array; width: number; height: number; channels: 3 } }> {
+  const { data, info } = await sharp(PHOTO).extract({ left: 600, top: 400, width: 768, height: 512 }).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const file = path.join(dir, name);
+  await sharp(data, { raw: info }).png().toFile(file);
+  return { file, pixels: { data: new Uint8Array(data), width: info.width, height: info.height, channels: 3 } };
+}
+
+test('a JPEG given GPS, a camera, a serial number and an owner by exiftool: a high GPS finding and each exposure named', async (t) => {
+  const dir = workDir(t);
+  const file = path.join(dir, 'gps.jpg');
+  await sharp(PHOTO).resize(640).jpeg().toFile(file);
+  exiftool(['-GPSLatitude=46.5197', '-GPSLatitudeRef=N', '-GPSLongitude=6.6323', '-GPSLongitudeRef=E', '-Make=Canon', '-Model=Canon EOS 5D', '-SerialNumber=0123456789', '-Artist=Jane Reporter', '-Software=Adobe Photoshop 25.0', '-DateTimeOriginal=2026:01:02 03:04:05', file]);
+  const r = await run(privacyDetector, file, dir);
+  const gps = r.findings.find((f) => f.label.startsWith('GPS position'));
+  t.truthy(gps, JSON.stringify(r.findings));
+  t.is(gps!.severity, 'high');
+  t.regex(gps!.label, /46\.5197, 6\.6323/);
+  t.deepEqual(r.verdict!.gps, { latitude: 46.5197, longitude: 6.6323 });
+  t.is(r.verdict!.highest, 'high');
+  for (const [category, severity] of [['serial_numbers', 'high'], ['owner', 'high'], ['camera', 'medium'], ['software', 'low'], ['dates', 'low']]) {
+    t.true(r.verdict!.categories.includes(category), category);
+    t.truthy(r.findings.find((f) => f.severity === severity && (f as { label: string }).label.length > 0));
+  }
+  t.truthy(r.findings.find((f) => /Jane Reporter/.test(f.label)));
+  t.truthy(r.findings.find((f) => /0123456789/.test(f.label)));
+});
+
+test('a clean PNG has no exposure; XMP history, IPTC and PNG text chunks are each named', async (t) => {
+  const dir = workDir(t);
+  const { file } = await cover(dir);
+  const clean = await run(privacyDetector, file, dir);
+  t.is(clean.verdict!.exposures, 0);
+  t.is(clean.verdict!.highest, null);
+  const jpg = path.join(dir, 'edited.jpg');
+  await sharp(PHOTO).resize(320).jpeg().toFile(jpg);
+  exiftool(['-XMP-xmpMM:DocumentID=xmp.did:1234', '-XMP-xmpMM:HistoryAction=saved', '-XMP-xmpMM:HistorySoftwareAgent=Adobe Photoshop', '-IPTC:City=Lausanne', '-IPTC:Caption-Abstract=Protest at the square', jpg]);
+  const edited = await run(privacyDetector, jpg, dir);
+  t.true(edited.verdict!.categories.includes('editing_history'), JSON.stringify(edited.verdict));
+  t.true(edited.verdict!.categories.includes('iptc'));
+  t.truthy(edited.findings.find((f) => /Lausanne/.test(f.label)));
+  const png = path.join(dir, 'text.png');
+  await sharp(PHOTO).resize(320).png().toFile(png);
+  exiftool(['-PNG:Comment=shot from the roof', png]);
+  const text = await run(privacyDetector, png, dir);
+  t.true(text.verdict!.categories.includes('png_text') || text.verdict!.categories.includes('comments'), JSON.stringify(text.verdict));
+});
+
+test('an EXIF thumbnail of another picture is a high finding; one of the same picture is low', async (t) => {
+  const dir = workDir(t);
+  const file = path.join(dir, 'thumb.jpg');
+  await sharp(PHOTO).resize(640).jpeg().toFile(file);
+  const same = path.join(dir, 'same.jpg');
+  await sharp(PHOTO).resize(160).jpeg().toFile(same);
+  const other = path.join(dir, 'other.jpg');
+  await sharp(PHOTO).resize(160).negate().flop().jpeg().toFile(other);
+  const withThumb = async (thumb: string) => {
+    const f = path.join(dir, `with-${path.basename(thumb)}`);
+    writeFileSync(f, await sharp(file).toBuffer());
+    exiftool(['-Make=Test', `-ThumbnailImage<=${thumb}`, f]);
+    return run(privacyDetector, f, dir);
+  };
+  const a = await withThumb(same);
+  t.truthy(a.findings.find((f) => f.severity === 'low' && /thumbnail/i.test(f.label)), JSON.stringify(a.findings));
+  const b = await withThumb(other);
+  t.truthy(b.findings.find((f) => f.severity === 'high' && /thumbnail shows a different picture/.test(f.label)), JSON.stringify(b.findings));
+});
+
+test('naive LSB replacement at 0.2 bpp is suspected with a payload estimate within 0.05 bpp; the clean cover is not', async (t) => {
+  const dir = workDir(t);
+  const { file, pixels } = await cover(dir);
+  const stego = embedLsbReplacement(pixels, 0.2, 7);
+  const stegoFile = path.join(dir, 'stego.png');
+  await sharp(Buffer.from(stego.data), { raw: { width: stego.width, height: stego.height, channels: 3 } }).png().toFile(stegoFile);
+  for (const depth of ['standard', 'deep'] as const) {
+    const clean = await run(hiddenContentDetector, file, dir, depth);
+    t.is(clean.verdict!.suspected, false, `${depth}: ${JSON.stringify(clean.verdict)}`);
+    const r = await run(hiddenContentDetector, stegoFile, dir, depth);
+    t.is(r.verdict!.suspected, true, depth);
+    t.true(Math.abs(r.verdict!.lsb!.payload_bpp! - 0.2) <= 0.05, `${depth}: estimate ${r.verdict!.lsb!.payload_bpp}`);
+    t.is(r.verdict!.lsb!.methods.some((m) => m.method === 'sample_pairs'), depth === 'deep', 'Sample Pairs only at deep analysis');
+    t.truthy(r.findings.find((f) => f.severity === 'high' && /LSB steganography suspected/.test(f.label)));
+  }
+});
+
+test('a zip appended to a JPEG is found and named; a PDF inside a private PNG chunk is an unusual chunk and a polyglot', async (t) => {
+  const dir = workDir(t);
+  const jpg = await sharp(PHOTO).resize(400).jpeg().toBuffer();
+  const zipDir = path.join(dir, 'z');
+  execFileSync('mkdir', [zipDir]);
+  writeFileSync(path.join(zipDir, 'notes.txt'), 'meet at noon\n'.repeat(50));
+  // a real zip, made by node's own zlib-free store: use python's zipfile, present on Debian
+  execFileSync('python3', ['-c', `import zipfile; z = zipfile.ZipFile('${path.join(dir, 'a.zip')}', 'w'); z.write('${path.join(zipDir, 'notes.txt')}', 'notes.txt'); z.close()`]);
+  const zip = (await import('node:fs')).readFileSync(path.join(dir, 'a.zip'));
+  const file = path.join(dir, 'carrier.jpg');
+  writeFileSync(file, Buffer.concat([jpg, zip]));
+  const r = await run(hiddenContentDetector, file, dir);
+  t.is(r.verdict!.appended_bytes, zip.length);
+  t.deepEqual(r.verdict!.embedded.filter((e) => e.where === 'appended').map((e) => e.type), ['ZIP archive', 'ZIP archive (central directory)']);
+  t.is(r.verdict!.suspected, true);
+  t.truthy(r.findings.find((f) => f.severity === 'high' && /bytes follow the end of the image: they hold a ZIP archive/.test(f.label)), JSON.stringify(r.findings));
+  // the plain JPEG: structure clean, but its pixels cannot be checked: no answer, not "clean"
+  const plain = path.join(dir, 'plain.jpg');
+  writeFileSync(plain, jpg);
+  const p = await run(hiddenContentDetector, plain, dir);
+  t.is(p.verdict!.appended_bytes, 0);
+  t.is(p.verdict!.suspected, null);
+  t.is(p.verdict!.lsb, null);
+  t.truthy(p.findings.find((f) => /LSB steganalysis applies to lossless pictures/.test(f.label)));
+
+  // a PNG with a private chunk carrying a PDF
+  const png = await sharp(PHOTO).resize(300).png().toBuffer();
+  const pdf = Buffer.from('%PDF-1.4\n' + 'x'.repeat(6000));
+  const chunk = Buffer.alloc(12 + pdf.length);
+  chunk.writeUInt32BE(pdf.length, 0);
+  chunk.write('prVt', 4, 'latin1');
+  pdf.copy(chunk, 8);
+  const { crc32 } = await import('node:zlib');
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + pdf.length)), 8 + pdf.length);
+  const iend = png.length - 12;
+  const withChunk = path.join(dir, 'chunk.png');
+  writeFileSync(withChunk, Buffer.concat([png.subarray(0, iend), chunk, png.subarray(iend)]));
+  const c = await run(hiddenContentDetector, withChunk, dir);
+  t.deepEqual(c.verdict!.unusual_chunks, [{ type: 'prVt', size: pdf.length }]);
+  t.deepEqual(c.verdict!.embedded.map((e) => [e.type, e.where]), [['PDF document', 'inside']]);
+  t.is(c.verdict!.suspected, true);
+});
