@@ -26,7 +26,7 @@ export function isMediaError(e: unknown, code?: MediaErrorCode): e is MediaError
 }
 
 export function abortedError(): MediaError {
-  return new MediaError('aborted', 'The conversion was cancelled.');
+  return new MediaError('aborted', 'The job was cancelled.');
 }
 
 /** Throws MediaError('aborted') when the signal has fired. */

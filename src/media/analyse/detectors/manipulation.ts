@@ -5,8 +5,8 @@
 // What counts as evidence, and how much (score 0..1 = 1 - product of (1 - each part)):
 // - a copy-move match (a patch of blocks that agree on one shift, standing out from every
 //   neighbouring shift): 0.85 to 0.95 on its own;
-// - a region whose noise is 2.5x or more that of like-textured areas of the same picture: up
-//   to 0.6 (reached at 5x). Untouched photos measured 2.7x at most (see noise.ts);
+// - a region whose noise is 3x or more that of like-textured areas of the same picture: up to
+//   0.6 (reached at 6x). Untouched photos measured 2.7x at most (see noise.ts);
 // - on a JPEG only, a region whose re-encoding error is 5x or more that of like-textured
 //   areas: up to 0.35 (reached at 9x), doubled (up to 0.6) when it lies on the noise region.
 //   Untouched photos measured 4.5x at most. On any other format ELA mostly shows texture (and
@@ -46,6 +46,10 @@ const BLOCK = 16;
 
 const LIKELY = 0.7;
 const POSSIBLY = 0.35;
+/** A noise region counts from this ratio to like-textured areas (untouched photos: 2.7x at most). */
+const NOISE_EVIDENCE = 3;
+/** An ELA hot region counts from this ratio (untouched photos: 4.5x at most). */
+const ELA_EVIDENCE = 5;
 
 export interface ElaVerdict extends ElaStats {
   /** Whether ELA counts in the score (JPEG files only). */
@@ -152,10 +156,10 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     }
 
     const nr = noise.stats.region_ratio;
-    const sNoise = nr >= 2.5 ? 0.6 * Math.min(1, (nr - 2.5) / 2.5) : 0;
+    const sNoise = nr >= NOISE_EVIDENCE ? 0.6 * Math.min(1, (nr - NOISE_EVIDENCE) / NOISE_EVIDENCE) : 0;
     const er = ela.stats.hot_region_ratio;
     const agree = elaRegion !== null && noiseRegion !== null && sNoise > 0 && overlaps(elaRegion, noiseRegion);
-    let sEla = jpeg && er >= 5 ? 0.35 * Math.min(1, (er - 5) / 4) : 0;
+    let sEla = jpeg && er >= ELA_EVIDENCE ? 0.35 * Math.min(1, (er - ELA_EVIDENCE) / 4) : 0;
     if (agree) sEla = Math.min(0.6, 2 * sEla);
     const sClone = best ? 0.85 + 0.1 * Math.min(1, best.blocks / 1000) : 0;
     const score = round(1 - (1 - sClone) * (1 - sNoise) * (1 - sEla), 3);
@@ -182,11 +186,11 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     if (sNoise > 0 && noiseRegion) {
       add(
         `The area ${describe(noiseRegion)} is ${nr.toFixed(1)}× noisier than similar areas elsewhere in the picture.`,
-        nr >= 3 ? 'medium' : 'low',
+        'medium',
         'A part pasted from another photo often carries that photo\'s noise; compare this area with the original source if you have it.',
       );
     }
-    if (elaRegion && er >= 5) {
+    if (elaRegion && er >= ELA_EVIDENCE) {
       if (jpeg) {
         add(
           `The area ${describe(elaRegion)} changes ${er.toFixed(1)}× more than similar areas when the picture is saved again as JPEG, which can mean it was saved a different number of times than the rest${agree ? '; its noise stands out too' : ''}.`,

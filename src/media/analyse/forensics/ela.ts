@@ -3,9 +3,9 @@
 // with another history (pasted from an uncompressed or differently compressed source) can
 // change more. Texture and edges also change more whatever their history, so the raw map
 // mostly shows texture: the "hot" blocks here are blocks whose error is high *for their
-// texture* (error divided by local gradient activity), compared with the rest of the image.
-// On a lossless original there is no compression history to compare, and the detector does
-// not read manipulation from ELA alone there.
+// texture* (compared with blocks of like gradient activity in the same picture, see
+// relativeToTexture). On a lossless original there is no compression history to compare, and
+// the detector does not read manipulation from ELA there.
 import sharp from 'sharp';
 import type { PixelImage } from '../steganalysis/types.ts';
 import { componentBox, components, histogramPercentile, percentile, relativeToTexture, type ForensicOutcome, type GreyImage } from './common.ts';
@@ -33,7 +33,8 @@ export interface ElaStats {
   p99: number;
   /** The brightest block's mean error over the median block's (texture not discounted). */
   max_block_ratio: number;
-  /** Share of the blocks whose error for their texture is HOT_RATIO x the median or more. */
+  /** Share of the blocks that are hot: HOT_RATIO x the error of like-textured blocks or more,
+   *  and HOT_MIN_LEVELS levels or more. */
   hot_share: number;
   /** Share of the picture covered by the strongest hot region (a connected group of hot blocks
    *  covering 0.2% of the picture or more). */
@@ -46,8 +47,9 @@ export interface ElaStats {
 }
 
 /**
- * ELA of 8-bit pixels (alpha is dropped); `grey` is their luma (toGrey); `block` is the side of the blocks the figures are
- * computed on. The map is min(255, ELA_GAIN x difference) at the image's size.
+ * ELA of 8-bit pixels (alpha is dropped); `grey` is their luma (toGrey); `block` is the side of
+ * the blocks the figures are computed on. The map is min(255, ELA_GAIN x difference) at the
+ * image's size.
  */
 export async function errorLevel(img: PixelImage, grey: GreyImage, block: number): Promise<ForensicOutcome<ElaStats>> {
   const { width: w, height: h, channels } = img;
@@ -104,16 +106,14 @@ export async function errorLevel(img: PixelImage, grey: GreyImage, block: number
       aSums[r + c] += sa;
     }
   }
-  const e = { sums: eSums, cols, rows };
-  const a = { sums: aSums };
   const area = block * block;
-  const blocks = e.sums.length;
+  const blocks = eSums.length;
   let maxBlock = 0;
   const means = new Float64Array(blocks);
   const texture = new Float64Array(blocks);
   for (let b = 0; b < blocks; b++) {
-    means[b] = e.sums[b] / area;
-    texture[b] = a.sums[b] / area;
+    means[b] = eSums[b] / area;
+    texture[b] = aSums[b] / area;
     if (means[b] > maxBlock) maxBlock = means[b];
   }
   const medMean = blocks ? percentile(means, 0.5) : 0;
@@ -124,7 +124,7 @@ export async function errorLevel(img: PixelImage, grey: GreyImage, block: number
   // a region: a connected group of hot blocks covering 0.2% of the picture or more (lone hot
   // blocks are everywhere: a bright edge, a specular highlight); the strongest first
   const minCells = Math.max(4, Math.ceil(blocks * 0.002));
-  const groups = components(hot, e.cols, e.rows)
+  const groups = components(hot, cols, rows)
     .filter((c) => c.cells >= minCells)
     .map((c) => ({ c, ratio: percentile(c.members.map((b) => rel[b]), 0.5) }))
     .sort((p, q) => q.ratio - p.ratio);
