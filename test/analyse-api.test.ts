@@ -196,3 +196,25 @@ test('v1: create-media-url, PATCH chunks, analyse, poll status until COMPLETED, 
   t.is((await c.send('POST', '/v1/job/status/job_unknown')).status, 404);
   t.is((await fetch(`${svc.url.i2p}/v1/job/status/x`, { method: 'POST' })).status, 401);
 });
+
+test('a video is analysed for what applies to it: metadata and provenance answered, frame checks null with a finding, its first frame as the display image', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = svc.account();
+  const dir = tmp(t);
+  const file = path.join(dir, 'clip.mp4');
+  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-t', '2', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-metadata', 'location=+46.5197+006.6323/', file]);
+  const r = await analyse(svc, key, [['clip.mp4', readFileSync(file)]]);
+  t.is(r.poll.status, 'completed', r.poll.progress_message);
+  const item = r.result.body.files[0];
+  t.is(item.verdicts.forensic, null);
+  t.truthy(item.verdicts.findings.find((f: any) => f.detector === 'forensic' && /still pictures/.test(f.label)));
+  t.is(item.verdicts.camera_fingerprint, null);
+  t.is(item.verdicts.c2pa.verdict, 'none');
+  t.is(item.steganography_suspected, null, 'video frames are not checked: no answer');
+  t.truthy(item.verdicts.findings.find((f: any) => f.severity === 'high' && /GPS/.test(f.label)), JSON.stringify(item.verdicts.findings));
+  const display = item.assets.find((a: any) => a.category === 'display_image');
+  t.truthy(display);
+  const img = await sharp(Buffer.from(await (await fetch(display.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer())).metadata();
+  t.deepEqual([img.format, img.width, img.height], ['jpeg', 320, 240]);
+});

@@ -1,6 +1,7 @@
 // Builds the AnalyseInput of a file: each costly reading (bytes, pixels, tags) is made once,
 // on first use, and shared by the detectors that need it.
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { convert } from '../convert/index.ts';
 import type { MediaLimits } from '../limits.ts';
@@ -24,7 +25,12 @@ export function analyseInput(path: string, probe: Probe, limits: MediaLimits, op
     bytes: once(() => readFile(path)),
     pixels: once(async () => {
       let source = path;
-      if (probe.kind === 'video' || !SHARP_DECODES.has(probe.format)) {
+      if (probe.kind === 'video') {
+        // the first frame, as the display image of a video
+        source = join(options.outDir, 'first-frame.png');
+        const r = await runTool('ffmpeg', ['-v', 'error', '-nostdin', '-i', `file:${path}`, '-map', '0:v:0', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-y', `file:${source}`], { ...tool, timeoutMs: 60_000 });
+        if (r.code !== 0) throw new Error('the first frame could not be decoded');
+      } else if (!SHARP_DECODES.has(probe.format)) {
         // HEIC, JXL, BMP and video frames: through the converters' lossless PNG path
         const r = await convert(path, options.outDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits, ...tool });
         source = r.path;

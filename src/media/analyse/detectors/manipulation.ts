@@ -88,6 +88,9 @@ export interface ForensicVerdict {
 export const manipulationDetector: Detector<ForensicVerdict> = {
   name: NAME,
   async run(input: AnalyseInput, options: AnalyseOptions) {
+    if (input.probe.kind === 'video') {
+      return noAnswer<ForensicVerdict>(NAME, 'Error level and noise maps are made for still pictures; a video\'s frames are not checked for editing here.');
+    }
     let img: PixelImage;
     try {
       img = await input.pixels();
