@@ -1,9 +1,10 @@
 // Worker-thread entry: runs media engines by name for the pool. Each task gets an
 // AbortController; the pool's "abort" message fires it.
 import { parentPort } from 'node:worker_threads';
-import { engines } from '../media/engines.ts';
+import { engines, preload } from '../media/engines.ts';
 
 const port = parentPort!;
+void preload().catch(() => {}); // a module that fails to load fails again, visibly, in its task
 const controllers = new Map<number, AbortController>();
 
 port.on('message', async (m: { type: 'run' | 'abort'; id: number; engine?: string; args?: unknown }) => {

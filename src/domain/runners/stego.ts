@@ -2,16 +2,17 @@
 // passphrase. Reveal: every secret back under its original name, or one and the same failure
 // whatever went wrong, so a failed reveal tells nothing about why.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MediaLimits } from '../../media/limits.ts';
-import { sniff } from '../../media/probe.ts';
+import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
 import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
 import { STEGO_IMAGE_FORMATS, imageCapacity } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS, videoCapacity } from '../../media/stego/video.ts';
 import { NOTHING_FOUND } from '../../media/stego/stream.ts';
-import { TaskError } from '../../queue/worker-pool.ts';
+import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
+import type { Scratch } from '../../store/scratch.ts';
 import type { UploadRow } from '../../store/repositories.ts';
 import { AppError } from '../errors.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
@@ -42,8 +43,39 @@ function checkKeys(body: Record<string, unknown>, allowed: string[]): void {
   if (unknown.length) throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
 }
 
-async function toScratch(uploads: Uploads, row: UploadRow, file: string): Promise<void> {
-  await pipeline(uploads.read(row), createWriteStream(file, { mode: 0o600 }));
+async function toScratch(uploads: Uploads, row: UploadRow, file: string, range?: { start: number; end: number }): Promise<void> {
+  await pipeline(uploads.read(row, range), createWriteStream(file, { mode: 0o600 }));
+}
+
+type CoverProbe = { kind: string; width: number; height: number; frames?: number; durationS?: number };
+/** An image's header is at its start: probing a still cover needs only its first MiB. */
+const HEAD_BYTES = 1 << 20;
+
+/** The cover's kind and size, for the capacity check. A head-only probe that fails is retried on the whole file. */
+async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: { pool: WorkerPool; scratch: Scratch }): Promise<CoverProbe> {
+  return ctx.scratch.with(async (dir) => {
+    const file = path.join(dir, 'cover');
+    const run = () => ctx.pool.run<CoverProbe>({ engine: 'probe', args: { input: file, limits: deps.limits } });
+    if (row.size > HEAD_BYTES) {
+      await toScratch(deps.uploads, row, file, { start: 0, end: HEAD_BYTES - 1 });
+      const head = await readFile(file);
+      const kind = sniff(head.subarray(0, SNIFF_BYTES));
+      if (kind && 'kind' in kind && kind.kind === 'image') {
+        try {
+          return await run();
+        } catch {
+          /* fall through to the whole file */
+        }
+      }
+    }
+    await toScratch(deps.uploads, row, file);
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof TaskError) throw new AppError(err.code === 'limit_exceeded' ? 'too_large' : 'unsupported_media', err.code, `The cover cannot be used: ${err.message}`);
+      throw err;
+    }
+  });
 }
 
 const failureMessage = (err: unknown) => (err instanceof TaskError ? { error: err.code, message: err.message } : { error: 'internal_error', message: 'The job failed on our side.' });
@@ -62,16 +94,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       if (!secrets.length) throw new AppError('invalid', 'no_secret', 'Upload at least one file to hide (step 1).');
       if (covers.length !== 1) throw new AppError('invalid', 'no_cover', 'Upload exactly one cover image (step 2).');
       // capacity first, from the cover's header: a secret that cannot fit is refused now
-      const cover = await ctx.scratch.with(async (dir) => {
-        const file = path.join(dir, 'cover');
-        await toScratch(deps.uploads, covers[0], file);
-        try {
-          return await ctx.pool.run<{ kind: string; width: number; height: number; frames?: number; durationS?: number }>({ engine: 'probe', args: { input: file, limits: deps.limits } });
-        } catch (err) {
-          if (err instanceof TaskError) throw new AppError(err.code === 'limit_exceeded' ? 'too_large' : 'unsupported_media', err.code, `The cover cannot be used: ${err.message}`);
-          throw err;
-        }
-      });
+      const cover = await probeCover(deps, covers[0], ctx);
       const video = cover.kind === 'video';
       const allowed: readonly string[] = video ? STEGO_VIDEO_FORMATS : STEGO_IMAGE_FORMATS;
       const format = body.output_format ?? (video ? 'mkv' : 'png');
