@@ -5,6 +5,7 @@ import type { AnalysedFile } from '../../domain/runners/analyse.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { sendFile } from '../download.ts';
+import { answerPoll, answerStart } from './results.ts';
 import { requireKey } from '../middleware/auth.ts';
 
 /**
@@ -40,14 +41,11 @@ export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
 
   router.post('/api/analyse/job', auth, async (ctx) => {
     const job = await jobs.create(ctx.state.account!, 'analyse', await readObject(ctx));
-    ctx.status = 201;
-    ctx.body = { job_uid: job.id, job_type: 'analyse', status: job.state, upload_uid: job.sessionId };
+    answerStart(ctx, job);
   });
 
   router.get('/api/analyse/job/:uid', auth, (ctx) => {
-    const view = jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse'));
-    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
-    ctx.body = view;
+    answerPoll(ctx, jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse')));
   });
 
   router.get('/api/analyse/result/:job', auth, (ctx) => {

@@ -4,7 +4,7 @@ import type { Jobs } from '../../domain/jobs.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import { readObject } from '../body.ts';
 import type { AppState } from '../context.ts';
-import { resultFile } from './results.ts';
+import { answerPoll, answerStart, resultFile } from './results.ts';
 import { sendFile } from '../download.ts';
 import { requireKey } from '../middleware/auth.ts';
 
@@ -16,14 +16,11 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
 
   router.post('/api/convert/job', auth, async (ctx) => {
     const job = await jobs.create(ctx.state.account!, 'convert', await readObject(ctx));
-    ctx.status = 201;
-    ctx.body = { job_uid: job.id, job_type: 'convert', status: job.state, upload_uid: job.sessionId };
+    answerStart(ctx, job);
   });
 
   router.get('/api/convert/job/:uid', auth, (ctx) => {
-    const view = jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
-    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
-    ctx.body = view;
+    answerPoll(ctx, jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'convert')));
   });
 
   router.get('/api/convert/job/:uid/results', auth, (ctx) => {

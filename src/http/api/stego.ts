@@ -7,7 +7,7 @@ import { readObject } from '../body.ts';
 import type { AppState, RouteCtx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { requireKey } from '../middleware/auth.ts';
-import { resultFile } from './results.ts';
+import { answerPoll, answerStart, resultFile } from './results.ts';
 
 // Hide and reveal share one set of paths; the session's type says which one a job is.
 export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sessions }): Router<AppState> {
@@ -20,14 +20,11 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sess
     const body = await readObject(ctx);
     const product = typeof body.upload_uid === 'string' ? productOf(ctx, body.upload_uid) : 'hide';
     const job = await jobs.create(ctx.state.account!, product, body);
-    ctx.status = 201;
-    ctx.body = { job_uid: job.id, job_type: product, status: job.state, upload_uid: job.sessionId };
+    answerStart(ctx, job);
   });
 
   router.get('/api/job/:uid', auth, (ctx) => {
-    const view = jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid)));
-    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
-    ctx.body = view;
+    answerPoll(ctx, jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid))));
   });
 
   router.get('/api/job/:uid/results', auth, (ctx) => {
