@@ -43,10 +43,9 @@ async function latency(dir: string): Promise<void> {
     if (up.status !== 201) throw new Error(`upload ${up.status}`);
     const start = (await (await fetch(`${origin}/api/analyse/job`, { method: 'POST', headers: h, body: JSON.stringify({ upload_uid: uid, forensic_depth: depth }) })).json()) as any;
     for (;;) {
-      const p = (await (await fetch(`${origin}/api/analyse/job/${uid}`, { headers: h })).json()) as any;
+      const p = (await (await fetch(`${origin}/api/analyse/job/${uid}?wait=30`, { headers: h })).json()) as any;
       if (p.status === 'completed') break;
       if (p.status === 'failed' || p.status === 'partial') throw new Error(p.progress_message);
-      await new Promise((r) => setTimeout(r, 25));
     }
     const result = (await (await fetch(`${origin}/api/analyse/result/${start.job_uid}`, { headers: h })).json()) as any;
     return { ms: performance.now() - t, grade: result.files[0].grade };

@@ -69,10 +69,9 @@ async function job(origin: string, key: string, type: 'hide' | 'reveal', files: 
   const start = await fetch(`${origin}/api/job`, { method: 'POST', headers: h, body: JSON.stringify({ upload_uid: uid, password: 'correct horse battery staple', ...extra }) });
   if (start.status !== 201) throw new Error(`start ${start.status} ${await start.text()}`);
   for (;;) {
-    const p = (await (await fetch(`${origin}/api/job/${uid}`, { headers: h })).json()) as any;
+    const p = (await (await fetch(`${origin}/api/job/${uid}?wait=30`, { headers: h })).json()) as any;
     if (p.status === 'completed') break;
     if (p.status === 'failed') throw new Error(p.progress_message);
-    await new Promise((r) => setTimeout(r, 25));
   }
   const res = (await (await fetch(`${origin}/api/job/${uid}/results`, { headers: h })).json()) as any;
   return Promise.all(res.result_files.map(async (f: any) => Buffer.from(await (await fetch(`${origin}${f.download_path}`, { headers: h })).arrayBuffer())));

@@ -2,6 +2,7 @@
 // (queued -> processing -> completed | partial | failed), so it survives a restart: a job
 // caught mid-run is run again, from the start, after its half-made results are removed.
 // Each product adds one Runner; runners do their media work on the worker pool.
+import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../log.ts';
 import type { WorkerPool } from '../queue/worker-pool.ts';
@@ -112,6 +113,8 @@ export class Jobs {
   readonly #runners = new Map<Product, Runner>();
   readonly #running = new Map<string, AbortController>();
   readonly #queue: JobQueue;
+  /** Fires `job.id` when a job changes state (a long poll waits on it). */
+  readonly #changes = new EventEmitter().setMaxListeners(0);
 
   constructor(opts: {
     rows: JobRepository;
@@ -137,7 +140,11 @@ export class Jobs {
     this.limits = opts.limits;
     this.#queue = new LocalJobQueue<JobRow>({
       concurrency: opts.limits.workers,
-      claim: () => this.#rows.claimNext(Date.now()),
+      claim: () => {
+        const job = this.#rows.claimNext(Date.now());
+        if (job) this.#changes.emit(job.id);
+        return job;
+      },
       run: (job) => this.#execute(job),
     });
   }
@@ -221,6 +228,28 @@ export class Jobs {
     const job = typeof jobUid === 'string' && jobUid.length < 80 ? this.#rows.byId(jobUid) : undefined;
     if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No such job.');
     return job;
+  }
+
+  /**
+   * A long poll: waits up to `ms` for the job to leave the state it is in, then gives the job as
+   * it is. Answers at once for a finished job, and when `signal` fires (the client went away).
+   */
+  async settle(job: JobRow, ms: number, signal?: AbortSignal): Promise<JobRow> {
+    if (ms <= 0 || TERMINAL.includes(job.state)) return job;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#changes.off(job.id, done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#changes.on(job.id, done);
+      signal?.addEventListener('abort', done, { once: true });
+      // it may have moved between the caller's read and the subscription
+      if (this.#rows.byId(job.id)?.state !== job.state) done();
+    });
+    return this.#rows.byId(job.id) ?? job;
   }
 
   view(job: JobRow): Record<string, unknown> {
@@ -363,6 +392,7 @@ export class Jobs {
       expiresAt: now + job.expiryMs,
       resultsState: hasAssets ? 'available' : 'none',
     });
+    this.#changes.emit(job.id);
   }
 
   async #addAsset(job: JobRow, position: number, a: NewAsset): Promise<AssetRow> {

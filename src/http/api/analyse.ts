@@ -44,8 +44,8 @@ export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
     answerStart(ctx, job);
   });
 
-  router.get('/api/analyse/job/:uid', auth, (ctx) => {
-    answerPoll(ctx, jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse')));
+  router.get('/api/analyse/job/:uid', auth, async (ctx) => {
+    await answerPoll(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse'));
   });
 
   router.get('/api/analyse/result/:job', auth, (ctx) => {

@@ -19,8 +19,8 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
     answerStart(ctx, job);
   });
 
-  router.get('/api/convert/job/:uid', auth, (ctx) => {
-    answerPoll(ctx, jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, 'convert')));
+  router.get('/api/convert/job/:uid', auth, async (ctx) => {
+    await answerPoll(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
   });
 
   router.get('/api/convert/job/:uid/results', auth, (ctx) => {

@@ -1,4 +1,5 @@
-import type { AssetPrivate } from '../../domain/jobs.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { AssetPrivate, Jobs } from '../../domain/jobs.ts';
 import type { AssetRow, JobRow } from '../../store/repositories.ts';
 import { urlFor, type Ctx } from '../context.ts';
 
@@ -24,8 +25,27 @@ export function answerStart(ctx: Ctx, job: JobRow): void {
   ctx.body = { job_uid: job.id, job_type: job.product, status: job.state, upload_uid: job.sessionId };
 }
 
-/** The answer to a poll: the job's view, with Retry-After while it runs. */
-export function answerPoll(ctx: Ctx, view: Record<string, unknown>): void {
-  if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
-  ctx.body = view;
+const MAX_WAIT_S = 30;
+
+/**
+ * The answer to a poll: the job's view, with Retry-After while it runs. `?wait=N` (seconds, at
+ * most 30) holds the answer until the job changes state: one request instead of many, which
+ * matters over Tor and I2P, where every round trip costs a second or more.
+ */
+export async function answerPoll(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<void> {
+  const raw = ctx.query.wait;
+  if (raw !== undefined && (typeof raw !== 'string' || !/^\d{1,2}$/.test(raw) || Number(raw) > MAX_WAIT_S)) {
+    throw new AppError('invalid', 'invalid_wait', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_S}.`);
+  }
+  const ms = Number(raw ?? 0) * 1000;
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  ctx.res.once('close', onClose); // the response's close: the client went away (the request's fires once it is read)
+  try {
+    const view = jobs.view(await jobs.settle(job, ms, gone.signal));
+    if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
+    ctx.body = view;
+  } finally {
+    ctx.res.off('close', onClose);
+  }
 }

@@ -23,8 +23,8 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sess
     answerStart(ctx, job);
   });
 
-  router.get('/api/job/:uid', auth, (ctx) => {
-    answerPoll(ctx, jobs.view(jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid))));
+  router.get('/api/job/:uid', auth, async (ctx) => {
+    await answerPoll(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid)));
   });
 
   router.get('/api/job/:uid/results', auth, (ctx) => {
