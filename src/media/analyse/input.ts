@@ -2,15 +2,11 @@
 // on first use, and shared by the detectors that need it.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
-import { convert } from '../convert/index.ts';
+import { decodePixels } from '../decode.ts';
 import type { MediaLimits } from '../limits.ts';
 import type { Probe } from '../probe.ts';
 import { runTool } from '../tools.ts';
 import type { AnalyseInput, AnalyseOptions, Tags } from './detector.ts';
-import type { PixelImage } from './steganalysis/types.ts';
-
-const SHARP_DECODES = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
 
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | undefined;
@@ -24,21 +20,16 @@ export function analyseInput(path: string, probe: Probe, limits: MediaLimits, op
     probe,
     bytes: once(() => readFile(path)),
     pixels: once(async () => {
-      let source = path;
+      let file = path;
+      let format: string = probe.format;
       if (probe.kind === 'video') {
         // the first frame, as the display image of a video
-        source = join(options.outDir, 'first-frame.png');
-        const r = await runTool('ffmpeg', ['-v', 'error', '-nostdin', '-i', `file:${path}`, '-map', '0:v:0', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-y', `file:${source}`], { ...tool, timeoutMs: 60_000 });
+        file = join(options.outDir, 'first-frame.png');
+        format = 'png';
+        const r = await runTool('ffmpeg', ['-v', 'error', '-nostdin', '-i', `file:${path}`, '-map', '0:v:0', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-y', `file:${file}`], { ...tool, timeoutMs: 60_000 });
         if (r.code !== 0) throw new Error('the first frame could not be decoded');
-      } else if (!SHARP_DECODES.has(probe.format)) {
-        // HEIC, JXL, BMP and video frames: through the converters' lossless PNG path
-        const r = await convert(path, options.outDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits, ...tool });
-        source = r.path;
       }
-      const img = sharp(source, { limitInputPixels: limits.maxPixels, animated: false });
-      const grey = (await img.metadata()).space === 'b-w';
-      const { data, info } = await (grey ? img.rotate().toColourspace('b-w') : img.rotate()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-      return { data, width: info.width, height: info.height, channels: info.channels as PixelImage['channels'] };
+      return decodePixels(file, { format }, options.outDir, { limits, ...tool });
     }),
     tags: once(async () => {
       // -G1: the precise group ("EXIF:Make" vs "XMP-tiff:Make"); -a: repeated tags too;

@@ -4,7 +4,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { convert } from '../convert/index.ts';
+import { decodePixels } from '../decode.ts';
 import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
@@ -16,8 +16,6 @@ import { NOTHING_FOUND, capacityBytes, embed, extract, sealingKeys } from './str
 export type StegoImageFormat = 'png' | 'webp' | 'avif';
 export const STEGO_IMAGE_FORMATS: readonly StegoImageFormat[] = ['png', 'webp', 'avif'];
 const MIME: Record<StegoImageFormat, string> = { png: 'image/png', webp: 'image/webp', avif: 'image/avif' };
-const SHARP_DECODES = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
-
 export interface StegoContext {
   limits: MediaLimits;
   signal?: AbortSignal;
@@ -25,24 +23,10 @@ export interface StegoContext {
   onReap?: (pid: number) => void;
 }
 
-interface Pixels {
-  data: Buffer;
-  info: PixelInfo;
-}
-
-/** Decodes any allowed image to 8-bit pixels, oriented as displayed. */
-async function decode(file: string, p: Probe, workDir: string, ctx: StegoContext): Promise<Pixels> {
-  let source = file;
-  if (!SHARP_DECODES.has(p.format)) {
-    // HEIC, JXL, BMP: through the converters' lossless PNG path
-    const r = await convert(file, workDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
-    source = r.path;
-  }
-  const img = sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false });
-  // a grey cover stays grey: R, G and B moving apart by 1 in a grey picture would give it away
-  const grey = (await img.metadata()).space === 'b-w';
-  const { data, info } = await (grey ? img.rotate().toColourspace('b-w') : img.rotate()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  return { data, info: { width: info.width, height: info.height, channels: info.channels } };
+/** The cover's pixels; a grey cover stays grey, since R, G and B drifting apart by 1 would give it away. */
+async function decode(file: string, p: Probe, workDir: string, ctx: StegoContext): Promise<{ data: Buffer; info: PixelInfo }> {
+  const { data, ...info } = await decodePixels(file, p, workDir, ctx);
+  return { data, info };
 }
 
 /** Capacity in bytes of container, from the header only (no decode): every sample opaque. */

@@ -1,0 +1,37 @@
+// Any allowed still image to 8-bit pixels, as displayed (orientation applied). sharp decodes
+// what it can; HEIC, JPEG XL and BMP go through the converters' lossless PNG path first. A grey
+// picture stays grey (one channel): widened to RGB it would no longer be what the file holds.
+import sharp from 'sharp';
+import { convert } from './convert/index.ts';
+import type { MediaLimits } from './limits.ts';
+import './probe.ts'; // turns off libvips' cache: decoded plaintext must not outlive its job
+import type { Probe } from './probe.ts';
+
+const SHARP_DECODES = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
+
+export interface DecodedPixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 1 | 2 | 3 | 4;
+}
+
+export interface DecodeContext {
+  limits: MediaLimits;
+  signal?: AbortSignal;
+  onSpawn?: (pid: number) => void;
+  onReap?: (pid: number) => void;
+}
+
+/** `workDir` is a scratch folder, used only when a converter has to run first. */
+export async function decodePixels(file: string, p: Pick<Probe, 'format'>, workDir: string, ctx: DecodeContext): Promise<DecodedPixels> {
+  let source = file;
+  if (!SHARP_DECODES.has(p.format)) {
+    const r = await convert(file, workDir, { target: 'image', format: 'png', lossless: true, fit: 'inside', upscale: false }, { limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    source = r.path;
+  }
+  const img = sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false });
+  const grey = (await img.metadata()).space === 'b-w';
+  const { data, info } = await (grey ? img.rotate().toColourspace('b-w') : img.rotate()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: info.channels as DecodedPixels['channels'] };
+}
