@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
+import { closeClient, request } from './http-client.ts';
 
 const PHOTO = path.resolve(import.meta.dirname, '../test/fixtures/photo-mountain.jpg');
 
@@ -29,11 +30,11 @@ export async function run(): Promise<void> {
     if (s.status !== 0) throw new Error(`steghide failed: ${s.stderr}`);
     const steghideKiB = Number(s.stderr.trim().split('\n').pop());
 
-    // obscura, whole API, child process
+    // obscura, whole API, the service in a child process started with npm start's flags
     const dataDir = path.join(dir, 'data');
     const key = await keyFor(dataDir, 'bench@example.org');
     const port = await freePort();
-    const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' });
+    const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' }, ['--max-semi-space-size=1']);
     const origin = `http://127.0.0.1:${port}`;
     try {
       const round = async (bytes: Buffer) => {
@@ -43,38 +44,49 @@ export async function run(): Promise<void> {
         if (!back[0].equals(bytes)) throw new Error('round trip mismatch');
         return performance.now() - t;
       };
-      const ms = await round(secret);
+      // One warm-up round first: a running service has its code compiled and its workers warm,
+      // which steghide, a native program started afresh, does not need.
+      await round(randomBytes(256 * 1024));
+      const times: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) times.push(await round(randomBytes(256 * 1024)));
+      const ms = median(times);
       const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]);
-      const mb1 = await round(randomBytes(1024 * 1024));
+      const mb1: number[] = [];
+      for (let i = 0; i < 3; i++) mb1.push(await round(randomBytes(1024 * 1024)));
+      const s = (x: number) => (x / 1000).toFixed(2);
       process.stdout.write(`256 KB in 12 MP: steghide ${(steghideMs / 1000).toFixed(1)} s, ${(steghideKiB / 1024).toFixed(0)} MiB peak; ` +
-        `obscura hide+reveal through the API ${(ms / 1000).toFixed(2)} s, ${(peakKiB / 1024).toFixed(0)} MiB peak (whole service)\n`);
+        `obscura hide+reveal through the API, median of ${ROUNDS}: ${s(ms)} s (${times.map(s).join(', ')}), ${(peakKiB / 1024).toFixed(0)} MiB peak (whole service)\n`);
       process.stdout.write(`  time ratio ${(steghideMs / ms).toFixed(1)}x faster (goal >= 50x); memory ratio ${(peakKiB / steghideKiB).toFixed(2)} (goal <= 0.25)\n`);
-      process.stdout.write(`1 MB in 12 MP, hide+reveal end to end: ${(mb1 / 1000).toFixed(2)} s (goal < 5 s)\n`);
+      process.stdout.write(`1 MB in 12 MP, hide+reveal end to end, median of 3: ${s(median(mb1))} s (${mb1.map(s).join(', ')}) (goal < 5 s)\n`);
     } finally {
       child.kill('SIGTERM');
       await exited(child);
+      closeClient();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+const ROUNDS = 5;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
 async function job(origin: string, key: string, type: 'hide' | 'reveal', files: [number, string, Buffer][], extra: Record<string, unknown>): Promise<Buffer[]> {
   const h = { 'X-Api-Key': key, 'Content-Type': 'application/json' };
-  const uid = ((await (await fetch(`${origin}/api/session`, { method: 'POST', headers: h, body: JSON.stringify({ type }) })).json()) as any).upload_uid;
+  const uid = (await request(`${origin}/api/session`, { method: 'POST', headers: h, body: JSON.stringify({ type }) })).json().upload_uid;
   for (const [step, name, bytes] of files) {
-    const r = await fetch(`${origin}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
+    const r = await request(`${origin}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
     if (r.status !== 201) throw new Error(`upload ${r.status}`);
   }
-  const start = await fetch(`${origin}/api/job`, { method: 'POST', headers: h, body: JSON.stringify({ upload_uid: uid, password: 'correct horse battery staple', ...extra }) });
-  if (start.status !== 201) throw new Error(`start ${start.status} ${await start.text()}`);
+  const start = await request(`${origin}/api/job`, { method: 'POST', headers: h, body: JSON.stringify({ upload_uid: uid, password: 'correct horse battery staple', ...extra }) });
+  if (start.status !== 201) throw new Error(`start ${start.status} ${start.body.toString()}`);
   for (;;) {
-    const p = (await (await fetch(`${origin}/api/job/${uid}?wait=30`, { headers: h })).json()) as any;
+    const p = (await request(`${origin}/api/job/${uid}?wait=30`, { headers: h })).json();
     if (p.status === 'completed') break;
     if (p.status === 'failed') throw new Error(p.progress_message);
   }
-  const res = (await (await fetch(`${origin}/api/job/${uid}/results`, { headers: h })).json()) as any;
-  return Promise.all(res.result_files.map(async (f: any) => Buffer.from(await (await fetch(`${origin}${f.download_path}`, { headers: h })).arrayBuffer())));
+  const res = (await request(`${origin}/api/job/${uid}/results`, { headers: h })).json();
+  return Promise.all(res.result_files.map(async (f: any) => (await request(`${origin}${f.download_path}`, { headers: h })).body));
 }
 
 /** 24-bit bottom-up BMP from RGB pixels. */

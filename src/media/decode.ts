@@ -31,7 +31,23 @@ export async function decodePixels(file: string, p: Pick<Probe, 'format'>, workD
     source = r.path;
   }
   const img = sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false });
-  const grey = (await img.metadata()).space === 'b-w';
-  const { data, info } = await (grey ? img.rotate().toColourspace('b-w') : img.rotate()).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  return raw(img.rotate(), (await img.metadata()).space === 'b-w');
+}
+
+/**
+ * The first `rows` rows of what decodePixels gives, when they cost only themselves: a PNG
+ * decodes top down and can stop there, as long as no orientation turns the picture. Undefined
+ * when that does not hold (the caller waits for the whole picture instead).
+ */
+export async function decodeTopRows(file: string, p: Pick<Probe, 'format'>, rows: number, ctx: DecodeContext): Promise<DecodedPixels | undefined> {
+  if (p.format !== 'png') return undefined;
+  const img = sharp(file, { limitInputPixels: ctx.limits.maxPixels });
+  const meta = await img.metadata();
+  if ((meta.orientation ?? 1) !== 1 || rows >= meta.height) return undefined;
+  return raw(img.extract({ left: 0, top: 0, width: meta.width, height: rows }), meta.space === 'b-w');
+}
+
+async function raw(img: sharp.Sharp, grey: boolean): Promise<DecodedPixels> {
+  const { data, info } = await (grey ? img.toColourspace('b-w') : img).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: info.channels as DecodedPixels['channels'] };
 }

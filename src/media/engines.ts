@@ -1,5 +1,6 @@
 // The engines a worker thread can run, by name. Each takes plain data (paths in the job's
 // scratch folder, options, limits) and returns plain data; bytes stay in scratch.
+import type { MessagePort } from 'node:worker_threads';
 import type { MediaLimits } from './limits.ts';
 import type { ConvertOptions } from './convert/options.ts';
 
@@ -26,14 +27,17 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
     return convert(a.input, a.outDir, a.options, { limits: a.limits, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
   async hide(args, ctx) {
-    const a = args as { cover: string; secrets: { path: string; name: string }[]; passphrase: string; outDir: string; format: 'png' | 'webp' | 'avif' | 'mkv' | 'webm'; limits: MediaLimits };
+    const a = args as { cover: string; secrets: { path: string; name: string }[]; keys: MessagePort; outDir: string; format: 'png' | 'webp' | 'avif' | 'mkv' | 'webm'; limits: MediaLimits };
+    const { receiveKeys } = await import('./stego/key-handoff.ts');
+    const keys = receiveKeys(a.keys);
+    keys.catch(() => {}); // awaited when the cover is decoded; a failure before that must not go unhandled
     const { hideInImage, readSecrets } = await import('./stego/image.ts');
     const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap };
     if (a.format === 'mkv' || a.format === 'webm') {
       const { hideInVideo } = await import('./stego/video.ts');
-      return hideInVideo(a.cover, await readSecrets(a.secrets), a.passphrase, a.outDir, a.format, sctx);
+      return hideInVideo(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx);
     }
-    return hideInImage(a.cover, await readSecrets(a.secrets), a.passphrase, a.outDir, a.format, sctx);
+    return hideInImage(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx);
   },
   async reveal(args, ctx) {
     const a = args as { file: string; passphrase: string; outDir: string; limits: MediaLimits };

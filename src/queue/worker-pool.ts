@@ -1,7 +1,7 @@
 // Media work runs here, on worker threads, never on the HTTP event loop. A task that
 // overstays (the job's time limit) is aborted; a worker that does not stop when asked is
 // terminated and the tools it spawned are killed.
-import { Worker } from 'node:worker_threads';
+import { MessagePort, Worker, type Transferable } from 'node:worker_threads';
 
 export interface Task {
   engine: string;
@@ -11,6 +11,8 @@ export interface Task {
 export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: (fraction: number) => void;
+  /** Objects in the args moved to the worker rather than copied (a MessagePort, say). */
+  transfer?: Transferable[];
 }
 
 /** An error from the worker side, carried across the thread boundary. */
@@ -67,8 +69,10 @@ export class WorkerPool {
   }
 
   run<T>(task: Task, opts: RunOptions = {}): Promise<T> {
-    if (this.#closed) return Promise.reject(new TaskError('aborted', 'The service is shutting down.'));
-    if (opts.signal?.aborted) return Promise.reject(new TaskError('aborted', 'The task was cancelled.'));
+    if (this.#closed || opts.signal?.aborted) {
+      closeTransfer(opts);
+      return Promise.reject(new TaskError('aborted', this.#closed ? 'The service is shutting down.' : 'The task was cancelled.'));
+    }
     return new Promise<T>((resolve, reject) => {
       this.#waiting.push({ id: this.#nextId++, task, opts, resolve: resolve as (v: unknown) => void, reject });
       this.#pump();
@@ -82,7 +86,10 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const p of this.#waiting.splice(0)) p.reject(new TaskError('aborted', 'The service is shutting down.'));
+    for (const p of this.#waiting.splice(0)) {
+      closeTransfer(p.opts);
+      p.reject(new TaskError('aborted', 'The service is shutting down.'));
+    }
     await Promise.all(this.#slots.map((s) => this.#kill(s)));
   }
 
@@ -104,12 +111,13 @@ export class WorkerPool {
       if (slot.busy || !this.#waiting.length) continue;
       const p = this.#waiting.shift()!;
       if (p.opts.signal?.aborted) {
+        closeTransfer(p.opts);
         p.reject(new TaskError('aborted', 'The task was cancelled.'));
         continue;
       }
       slot.busy = p;
       p.opts.signal?.addEventListener('abort', () => this.#abort(slot, p), { once: true });
-      slot.worker.postMessage({ type: 'run', id: p.id, engine: p.task.engine, args: p.task.args });
+      slot.worker.postMessage({ type: 'run', id: p.id, engine: p.task.engine, args: p.task.args }, p.opts.transfer);
     }
   }
 
@@ -167,4 +175,9 @@ export class WorkerPool {
     if (p) p.reject(new TaskError('engine_failed', `The media worker stopped unexpectedly (${err.message}).`));
     if (!this.#closed) void this.#replace(slot);
   }
+}
+
+/** Ports meant for a task that never ran are closed, so nothing waits on them. */
+function closeTransfer(opts: RunOptions): void {
+  for (const t of opts.transfer ?? []) if (t instanceof MessagePort) t.close();
 }

@@ -1,14 +1,13 @@
 // Analyse: every step-1 file of the session goes through the analyse pipeline on the worker
 // pool; maps and the display image become the job's assets (sealed, destroyed with the job).
 // One file that fails does not sink the others: the job ends partial.
-import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { MediaLimits } from '../../media/limits.ts';
 import type { FileAnalysis } from '../../media/analyse/index.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import { AppError } from '../errors.ts';
+import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
 
@@ -71,14 +70,14 @@ export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2p
             const input = path.join(dir, 'input');
             const outDir = path.join(dir, 'out');
             await mkdir(outDir, { mode: 0o700 });
-            await pipeline(ctx.uploads.read(upload), createWriteStream(input, { mode: 0o600 }));
+            await toScratch(ctx.uploads, upload, input);
             const r = await ctx.pool.run<FileAnalysis>(
               { engine: 'analyse', args: { input, outDir, depth: opts.forensic_depth, limits: deps.limits, c2paTrustAnchors: deps.c2paTrustAnchors } },
               { signal: ctx.signal },
             );
             const ids: string[] = [];
             for (const a of r.assets) {
-              const row = await ctx.addAsset({ category: a.category, name, mimeType: a.mime, source: createReadStream(a.path) });
+              const row = await ctx.addAsset({ category: a.category, name, mimeType: a.mime, source: fromScratch(a.path) });
               ids.push(row.id);
             }
             const { assets: _a, timings_ms: _t, ...analysis } = r;

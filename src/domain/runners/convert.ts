@@ -1,10 +1,8 @@
 // Convert: every file of the session to the asked format. Each file is decrypted into the
 // job's memory-backed scratch folder, converted on a worker, and the output sealed back
 // into the store. Some files failing makes the job partial, all of them failed.
-import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { ConvertResult } from '../../media/convert/index.ts';
 import { parseConvertOptions, type ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
@@ -12,6 +10,7 @@ import { sniff } from '../../media/probe.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import type { SessionRow, UploadRow } from '../../store/repositories.ts';
 import { AppError } from '../errors.ts';
+import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
 
@@ -69,7 +68,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits }): 
             const inPath = path.join(dir, 'input');
             const outDir = path.join(dir, 'out');
             await mkdir(outDir, { mode: 0o700 });
-            await pipeline(ctx.uploads.read(input), createWriteStream(inPath, { mode: 0o600 }));
+            await toScratch(ctx.uploads, input, inPath);
             const r = await ctx.pool.run<ConvertResult>(
               { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits } },
               { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`) },
@@ -79,7 +78,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits }): 
               name,
               outputName: outputName(name, r.extension, used),
               mimeType: r.mime,
-              source: createReadStream(r.path),
+              source: fromScratch(r.path),
               extra: { width: r.width, height: r.height, notes: r.notes, storage_uid: input.id },
             });
           });

@@ -1,20 +1,21 @@
 // Hide and reveal. Hide: step-1 secrets go into the step-2 cover, sealed under a key from the
 // passphrase. Reveal: every secret back under its original name, or one and the same failure
 // whatever went wrong, so a failed reveal tells nothing about why.
-import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
 import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
 import { STEGO_IMAGE_FORMATS, imageCapacity } from '../../media/stego/image.ts';
-import { STEGO_VIDEO_FORMATS, videoCapacity } from '../../media/stego/video.ts';
-import { NOTHING_FOUND } from '../../media/stego/stream.ts';
+import { STEGO_VIDEO_FORMATS, VIDEO_DOMAIN, videoCapacity } from '../../media/stego/video.ts';
+import { keysPort } from '../../media/stego/key-handoff.ts';
+import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
+import { NOTHING_FOUND, sealingKeys } from '../../media/stego/stream.ts';
 import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
 import type { Scratch } from '../../store/scratch.ts';
 import type { UploadRow } from '../../store/repositories.ts';
 import { AppError } from '../errors.ts';
+import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
 import { outputName } from './convert.ts';
@@ -41,10 +42,6 @@ export function weakness(p: string): string | undefined {
 function checkKeys(body: Record<string, unknown>, allowed: string[]): void {
   const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
   if (unknown.length) throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
-}
-
-async function toScratch(uploads: Uploads, row: UploadRow, file: string, range?: { start: number; end: number }): Promise<void> {
-  await pipeline(uploads.read(row, range), createWriteStream(file, { mode: 0o600 }));
 }
 
 type CoverProbe = { kind: string; width: number; height: number; frames?: number; durationS?: number };
@@ -128,6 +125,9 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           const outDir = path.join(dir, 'out');
           await mkdir(outDir, { mode: 0o700 });
           const coverFile = path.join(dir, 'cover');
+          // argon2id runs (on the thread pool) while the cover is copied and decoded
+          const keys = sealingKeys(password, format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN);
+          keys.catch(() => {}); // its failure reaches the engine through the port
           await toScratch(ctx.uploads, cover, coverFile);
           const files = [];
           for (const [i, s] of secrets.entries()) {
@@ -136,9 +136,10 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
             files.push({ path: f, name: ctx.uploads.nameOf(s) });
           }
           ctx.progress(0.2, 'Hiding.');
+          const port = keysPort(keys);
           const r = await ctx.pool.run<{ path: string; mime: string; extension: string; width: number; height: number; capacity: number; changed: number; notes: string[] }>(
-            { engine: 'hide', args: { cover: coverFile, secrets: files, passphrase: password, outDir, format, limits: deps.limits } },
-            { signal: ctx.signal },
+            { engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } },
+            { signal: ctx.signal, transfer: [port] },
           );
           const coverName = ctx.uploads.nameOf(cover);
           await ctx.addAsset({
@@ -146,7 +147,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
             name: coverName,
             outputName: outputName(coverName, r.extension, new Set()),
             mimeType: r.mime,
-            source: createReadStream(r.path),
+            source: fromScratch(r.path),
             extra: { notes: r.notes, width: r.width, height: r.height },
           });
           notes.push(...r.notes);
@@ -201,7 +202,7 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
               name: f.name,
               outputName: f.name,
               mimeType: kind && 'mime' in kind ? kind.mime : 'application/octet-stream',
-              source: createReadStream(f.path),
+              source: fromScratch(f.path),
             });
           }
           return found.length;

@@ -1,17 +1,18 @@
 // Hide and reveal in still images. The cover is decoded to 8-bit pixels (orientation applied),
 // the stream embedded, and the result written losslessly (PNG by default, lossless WebP or
 // AVIF on request) with no metadata; WebP and AVIF outputs are decoded again and checked.
-import { readFile, writeFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
-import { decodePixels } from '../decode.ts';
+import { decodePixels, decodeTopRows } from '../decode.ts';
 import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
 import { pack, unpack, type Secret } from './container.ts';
-import { encodePng } from './png.ts';
-import { IMAGE_DOMAIN, pixelSpace, type PixelInfo } from './pixels.ts';
-import { NOTHING_FOUND, capacityBytes, embed, extract, sealingKeys } from './stream.ts';
+import { PngEncoder } from './png.ts';
+import { HEADER_REGION } from './positions.ts';
+import { IMAGE_DOMAIN, pixelSamples, type PixelInfo } from './pixels.ts';
+import { NOTHING_FOUND, capacityBytes, embed, extract, type SealingKeys } from './stream.ts';
 
 export type StegoImageFormat = 'png' | 'webp' | 'avif';
 export const STEGO_IMAGE_FORMATS: readonly StegoImageFormat[] = ['png', 'webp', 'avif'];
@@ -45,23 +46,32 @@ export interface HideResult {
   notes: string[];
 }
 
-export async function hideInImage(cover: string, secrets: Secret[], passphrase: string, outDir: string, format: StegoImageFormat, ctx: StegoContext): Promise<HideResult> {
+/** `keys` come from sealingKeys(passphrase, IMAGE_DOMAIN), and may still be in the making. */
+export async function hideInImage(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoImageFormat, ctx: StegoContext): Promise<HideResult> {
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'image') throw new MediaError('invalid_option', 'This cover is a video; video covers are written as MKV or WebM.');
   const notes: string[] = [];
-  // argon2id (0.15 s) runs on the thread pool while the cover decodes
-  const keys = sealingKeys(passphrase, IMAGE_DOMAIN);
-  keys.catch(() => {}); // awaited in embed(); a decode failure must not leave it unhandled
   const { data, info } = await decode(cover, p, outDir, ctx);
   if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
     notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
   }
-  const space = pixelSpace(data, info);
+  const space = pixelSamples(data, info);
   const container = pack(secrets);
-  const { changed } = await embed(space, container, keys);
+  // A PNG is deflated slice by slice as the embedding moves down the picture (when the samples
+  // are the pixels themselves; gathered samples only reach the pixels at commit()).
+  const stride = info.width * info.channels;
+  const png = format === 'png' ? new PngEncoder(data, info.width, info.height, info.channels) : undefined;
+  const onFinal = png && space.samples === data ? (below: number) => png.rowsFinal(Math.floor(below / stride)) : undefined;
+  const { changed } = await embed(space.samples, container, keys, onFinal);
+  space.commit();
   const out = path.join(outDir, `hidden.${format}`);
-  if (format === 'png') {
-    await writeFile(out, await encodePng(data, info.width, info.height, info.channels), { mode: 0o600 });
+  if (png) {
+    const fh = await open(out, 'wx', 0o600);
+    try {
+      await fh.writev(await png.finish());
+    } finally {
+      await fh.close();
+    }
   } else {
     const img = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels as 1 | 2 | 3 | 4 } });
     await (format === 'webp' ? img.webp({ lossless: true, effort: 4 }) : img.avif({ lossless: true, effort: 4 })).toFile(out);
@@ -71,7 +81,7 @@ export async function hideInImage(cover: string, secrets: Secret[], passphrase: 
       throw new MediaError('engine_failed', `The ${format.toUpperCase()} encoder did not keep the pixels exactly; try PNG.`);
     }
   }
-  return { path: out, mime: MIME[format], extension: format, width: info.width, height: info.height, capacity: capacityBytes(space.n), changed, notes };
+  return { path: out, mime: MIME[format], extension: format, width: info.width, height: info.height, capacity: capacityBytes(space.samples.length), changed, notes };
 }
 
 export interface RevealedFile {
@@ -86,8 +96,14 @@ export async function revealFromImage(file: string, passphrase: string, outDir: 
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'image') throw new Error('not an image');
-    const { data, info } = await decode(file, p, outDir, ctx);
-    secrets = unpack(await extract(pixelSpace(data, info), passphrase, IMAGE_DOMAIN));
+    
+    const whole = decode(file, p, outDir, ctx).then(({ data, info }) => pixelSamples(data, info).samples);
+    whole.catch(() => {}); // awaited in extract()
+    // The header sits in the first rows: read from a partial decode, its argon2id runs while
+    // the rest of the picture decodes. Rows enough for an RGB picture; a grey or partly
+    // transparent one may come up short, and then waits for the whole decode.
+    const top = await decodeTopRows(file, p, Math.ceil(HEADER_REGION / (p.width * 3)), ctx).catch(() => undefined);
+    secrets = unpack(await extract(whole, passphrase, IMAGE_DOMAIN, top && pixelSamples(top.data, top).samples));
   } catch (err) {
     if ((err as { code?: string }).code === 'aborted') throw err;
     throw new MediaError('nothing_found', NOTHING_FOUND);

@@ -10,16 +10,13 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { MediaError } from '../errors.ts';
 import { SALT_BYTES, locatorKey, sealKey } from './keys.ts';
-import { BATCH, MAX_FILL, Strata, headerPositions } from './positions.ts';
+import { HEADER_REGION, MAX_FILL, Strata, headerPositions } from './positions.ts';
 
-/** The samples a payload can live in: n of them, addressed 0..n-1. */
-export interface SampleSpace {
-  n: number;
-  get(i: number): number;
-  set(i: number, v: number): void;
-  /** When sample i is simply data[i]: lets the hot loops skip the indirection. */
-  direct?: Uint8Array;
-}
+/**
+ * The samples a payload can live in, one byte each, addressed 0..n-1: an RGB picture's own
+ * buffer, or the gathered colour samples of an opaque pixels (see pixels.ts).
+ */
+export type Samples = Uint8Array;
 
 export const NOTHING_FOUND = 'No hidden content could be recovered with this passphrase.';
 const NONCE_BYTES = 12;
@@ -146,33 +143,33 @@ class Coin {
 }
 
 /** Changes a sample by ±1 so its LSB flips (LSB matching). */
-function nudge(space: SampleSpace, i: number, coin: Coin): void {
-  const v = space.get(i);
-  space.set(i, v === 0 ? 1 : v === 255 ? 254 : coin.flip() ? v + 1 : v - 1);
+function nudge(samples: Samples, i: number, coin: Coin): void {
+  const v = samples[i];
+  samples[i] = v === 0 ? 1 : v === 255 ? 254 : coin.flip() ? v + 1 : v - 1;
 }
 
 const bitAt = (buf: Buffer, i: number) => (buf[i >>> 3] >>> (7 - (i & 7))) & 1;
 
 /** Writes `bits` of `data` one per sample at `pos`. */
-export function writePlain(space: SampleSpace, pos: Uint32Array, data: Buffer): number {
+export function writePlain(samples: Samples, pos: Uint32Array, data: Buffer): number {
   const coin = new Coin();
   let changed = 0;
   for (let i = 0; i < data.length * 8; i++) {
-    if ((space.get(pos[i]) & 1) !== bitAt(data, i)) {
-      nudge(space, pos[i], coin);
+    if ((samples[pos[i]] & 1) !== bitAt(data, i)) {
+      nudge(samples, pos[i], coin);
       changed++;
     }
   }
   return changed;
 }
 
-export function readPlain(space: SampleSpace, pos: Uint32Array, bytes: number): Buffer {
+export function readPlain(samples: Samples, pos: Uint32Array, bytes: number): Buffer {
   const out = Buffer.alloc(bytes);
-  for (let i = 0; i < bytes * 8; i++) if (space.get(pos[i]) & 1) out[i >>> 3] |= 0x80 >>> (i & 7);
+  for (let i = 0; i < bytes * 8; i++) if (samples[pos[i]] & 1) out[i >>> 3] |= 0x80 >>> (i & 7);
   return out;
 }
 
-/** A fresh walk over `count` payload samples; the same count always gives the same samples. */
+/** The payload's samples for `count` positions; the same count always gives the same samples. */
 export type Walk = (count: number) => Strata;
 
 /**
@@ -181,12 +178,15 @@ export type Walk = (count: number) => Strata;
  * consecutive strata, so the cover is read once, in order, and no region gets more than one
  * change per block. Bits past the data are random.
  */
-export function writeMatrix(space: SampleSpace, walk: Walk, data: Buffer, p: number, bitOffset = 0, bitCount = data.length * 8): number {
+export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: number, opts: MatrixRange & { onFinal?: (below: number) => void } = {}): number {
+  const { bitOffset = 0, bitCount = data.length * 8, onFinal } = opts;
   const pad = randomBytes(4);
   const coin = new Coin();
+  const nb = (1 << p) - 1;
   let bit = 0;
   let changed = 0;
-  forEachBlock(space, walk, p, Math.ceil(bitCount / p), (s, pos, base) => {
+  let blocks = 0;
+  walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, (s, pos) => {
     let m = 0;
     for (let k = 0; k < p; k++, bit++) {
       const v = bit < bitCount ? bitAt(data, bitOffset + bit) : (pad[k >>> 3] >>> (k & 7)) & 1;
@@ -194,69 +194,74 @@ export function writeMatrix(space: SampleSpace, walk: Walk, data: Buffer, p: num
     }
     const flip = s ^ m;
     if (flip !== 0) {
-      nudge(space, pos[base + flip - 1], coin);
+      nudge(samples, pos[flip - 1], coin);
       changed++;
     }
+    // positions only grow: nothing before this block's last sample changes again
+    if (onFinal && (++blocks & 1023) === 0) onFinal(pos[nb - 1] + 1);
   });
   return changed;
 }
 
-export function readMatrix(space: SampleSpace, walk: Walk, p: number, out: Buffer, bitOffset = 0, bitCount = out.length * 8): void {
+/** Which bits of the data one walk carries (a video frame carries a share of them). */
+export interface MatrixRange {
+  bitOffset?: number;
+  bitCount?: number;
+}
+
+export function readMatrix(samples: Samples, walk: Walk, p: number, out: Buffer, opts: MatrixRange = {}): void {
+  const { bitOffset = 0, bitCount = out.length * 8 } = opts;
+  const nb = (1 << p) - 1;
   let bit = 0;
-  forEachBlock(space, walk, p, Math.ceil(bitCount / p), (s) => {
+  walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, (s) => {
     for (let k = p - 1; k >= 0 && bit < bitCount; k--, bit++) {
       if ((s >>> k) & 1) out[(bitOffset + bit) >>> 3] |= 0x80 >>> ((bitOffset + bit) & 7);
     }
   });
 }
 
-/** Walks `blocks` blocks of 2^p - 1 samples in order, giving each block's syndrome. */
-function forEachBlock(space: SampleSpace, walk: Walk, p: number, blocks: number, each: (syndrome: number, pos: Uint32Array, base: number) => void): void {
-  const nb = (1 << p) - 1;
-  const w = walk(blocks * nb);
-  const pos = new Uint32Array(Math.floor(BATCH / nb) * nb); // whole blocks per batch
-  const d = space.direct;
-  for (let m = w.take(pos); m > 0; m = w.take(pos)) {
-    for (let base = 0; base < m; base += nb) {
-      let s = 0;
-      // branch-free: the LSBs are random, so a branch would mispredict half the time
-      if (d) for (let j = 0; j < nb; j++) s ^= (j + 1) & -(d[pos[base + j]] & 1);
-      else for (let j = 0; j < nb; j++) s ^= (j + 1) & -(space.get(pos[base + j]) & 1);
-      each(s, pos, base);
-    }
-  }
-}
-
 // ---- one cover, one stream (images) ------------------------------------------
 
-/** Embeds a container into one sample space (an image). */
-export async function embed(space: SampleSpace, container: Buffer, keys: SealingKeys | Promise<SealingKeys>): Promise<{ changed: number; p: number }> {
-  const capacity = capacityBytes(space.n);
+/**
+ * Embeds a container into one picture's samples. `onFinal(i)` is told, now and then, that samples
+ * before i will not change again (the PNG writer deflates them meanwhile).
+ */
+export async function embed(samples: Samples, container: Buffer, keys: SealingKeys | Promise<SealingKeys>, onFinal?: (below: number) => void): Promise<{ changed: number; p: number }> {
+  const n = samples.length;
+  const capacity = capacityBytes(n);
   if (container.length > capacity) {
     throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
   }
   const payloadBits = (container.length + TAG_BYTES) * 8;
-  const room = Math.floor(space.n * MAX_FILL) - HEADER_BITS;
+  const room = Math.floor(n * MAX_FILL) - HEADER_BITS;
   const p = chooseP(payloadBits, room);
   const sealed = seal(await keys, container, 1, p);
-  const head = headerPositions(sealed.locator, space.n, HEADER_BITS);
-  const walk: Walk = (count) => new Strata(sealed.locator, 0, space.n, count, head);
-  const changed = writePlain(space, head, sealed.header) + writeMatrix(space, walk, sealed.payload, p);
+  const head = headerPositions(sealed.locator, n, HEADER_BITS);
+  const walk: Walk = (count) => new Strata(sealed.locator, 0, n, count, head);
+  const changed = writePlain(samples, head, sealed.header) + writeMatrix(samples, walk, sealed.payload, p, { onFinal });
   return { changed, p };
 }
 
-/** Reads a container back; throws the one and only "nothing found" error on any failure. */
-export async function extract(space: SampleSpace, passphrase: string, domain: string): Promise<Buffer> {
+/**
+ * Reads a container back; throws the one and only "nothing found" error on any failure.
+ * `samples` may still be decoding: given `top`, at least their first HEADER_REGION, the header is
+ * read from that and argon2id runs while the rest decodes.
+ */
+export async function extract(samples: Samples | Promise<Samples>, passphrase: string, domain: string, top?: Samples): Promise<Buffer> {
   const nothing = () => new MediaError('nothing_found', NOTHING_FOUND);
-  if (Math.floor(space.n * MAX_FILL) < HEADER_BITS) throw nothing();
+  if (samples instanceof Promise) samples.catch(() => {}); // awaited below, unless the header fails first
+  const headFrom = top && top.length >= HEADER_REGION ? top : await samples;
+  if (Math.floor(headFrom.length * MAX_FILL) < HEADER_BITS) throw nothing();
   const locator = locatorKey(passphrase, domain);
-  const head = headerPositions(locator, space.n, HEADER_BITS);
-  const opened = await openHeader(readPlain(space, head, HEADER_BYTES), passphrase, domain);
+  const head = headerPositions(locator, headFrom.length, HEADER_BITS);
+  const opened = await openHeader(readPlain(headFrom, head, HEADER_BYTES), passphrase, domain);
   if (!opened) throw nothing();
+  const all = await samples;
+  const n = all.length;
   const { length, p } = opened.header;
-  if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(space.n * MAX_FILL)) throw nothing();
+  if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(n * MAX_FILL)) throw nothing();
   const sealed = Buffer.alloc(length);
-  readMatrix(space, (count) => new Strata(locator, 0, space.n, count, head), p, sealed);
+  readMatrix(all, (count) => new Strata(locator, 0, n, count, head), p, sealed);
   const container = openPayload(sealed, opened.payloadKey, opened.nonce);
   if (!container) throw nothing();
   return container;

@@ -14,14 +14,13 @@ import { runTool } from '../tools.ts';
 import { probe, type Probe } from '../probe.ts';
 import { pack, unpack, type Secret } from './container.ts';
 import { locatorKey } from './keys.ts';
-import { pixelSpace } from './pixels.ts';
 import { MAX_FILL, Strata, headerPositions } from './positions.ts';
-import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, sealingKeys, writeMatrix, writePlain } from './stream.ts';
+import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
 import type { HideResult, RevealedFile, StegoContext } from './image.ts';
 
 export type StegoVideoFormat = 'mkv' | 'webm';
 export const STEGO_VIDEO_FORMATS: readonly StegoVideoFormat[] = ['mkv', 'webm'];
-const DOMAIN = 'video';
+export const VIDEO_DOMAIN = 'video';
 const TAG = 16;
 
 interface VideoFacts {
@@ -79,7 +78,8 @@ function decoder(file: string, ctx: StegoContext): ChildProcess {
   return spawnTool(['-v', 'error', '-nostdin', '-i', `file:${file}`, '-map', '0:v:0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], ctx, 'ignore');
 }
 
-export async function hideInVideo(cover: string, secrets: Secret[], passphrase: string, outDir: string, format: StegoVideoFormat, ctx: StegoContext): Promise<HideResult> {
+/** `keys` come from sealingKeys(passphrase, VIDEO_DOMAIN), and may still be in the making. */
+export async function hideInVideo(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoVideoFormat, ctx: StegoContext): Promise<HideResult> {
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'video') throw new MediaError('invalid_option', 'This cover is an image; image covers are written as PNG, WebP or AVIF.');
   const v = await facts(cover, p, ctx);
@@ -92,7 +92,7 @@ export async function hideInVideo(cover: string, secrets: Secret[], passphrase: 
   const q = Math.ceil(L / K);
   const room = Math.floor(S * MAX_FILL) - HEADER_BITS;
   const P = chooseP(q, room);
-  const sealed = seal(await sealingKeys(passphrase, DOMAIN), container, K, P);
+  const sealed = seal(await keys, container, K, P);
 
   const out = path.join(outDir, `hidden.${format}`);
   const dec = decoder(cover, ctx);
@@ -107,12 +107,12 @@ export async function hideInVideo(cover: string, secrets: Secret[], passphrase: 
   try {
     for await (const frame of frames(dec.stdout!, S)) {
       if (f < K) {
-        const space = pixelSpace(frame, { width: v.width, height: v.height, channels: 3 });
+        const space = frame; // rgb24: every sample carries
         const start = f * q;
         const count = Math.max(0, Math.min(q, L - start));
         const head = f === 0 ? headerPositions(sealed.locator, S, HEADER_BITS) : undefined;
         if (head) changed += writePlain(space, head, sealed.header);
-        if (count > 0) changed += writeMatrix(space, (n) => new Strata(sealed.locator, f, S, n, head), sealed.payload, P, start, count);
+        if (count > 0) changed += writeMatrix(space, (n) => new Strata(sealed.locator, f, S, n, head), sealed.payload, P, { bitOffset: start, bitCount: count });
       }
       f++;
       if (!enc.stdin!.write(frame)) await new Promise((r) => enc.stdin!.once('drain', r));
@@ -146,7 +146,7 @@ export async function revealFromVideo(file: string, passphrase: string, outDir: 
     if (p.kind !== 'video') throw new Error('not a video');
     const S = p.width * p.height * 3;
     if (!S) throw new Error('no size');
-    const locator = locatorKey(passphrase, DOMAIN);
+    const locator = locatorKey(passphrase, VIDEO_DOMAIN);
     const dec = decoder(file, ctx);
     let opened: Awaited<ReturnType<typeof openHeader>>;
     let sealedBuf: Buffer | undefined;
@@ -155,10 +155,10 @@ export async function revealFromVideo(file: string, passphrase: string, outDir: 
     let f = 0;
     try {
       for await (const frame of frames(dec.stdout!, S)) {
-        const space = pixelSpace(frame, { width: p.width, height: p.height, channels: 3 });
+        const space = frame; // rgb24: every sample carries
         if (f === 0) {
           head = headerPositions(locator, S, HEADER_BITS);
-          opened = await openHeader(readPlain(space, head, HEADER_BYTES), passphrase, DOMAIN);
+          opened = await openHeader(readPlain(space, head, HEADER_BYTES), passphrase, VIDEO_DOMAIN);
           if (!opened) throw new Error('no header');
           sealedBuf = Buffer.alloc(opened.header.length);
           q = Math.ceil((opened.header.length * 8) / opened.header.units);
@@ -167,7 +167,7 @@ export async function revealFromVideo(file: string, passphrase: string, outDir: 
         const { length, p: P, units } = opened!.header;
         const start = f * q;
         const count = Math.max(0, Math.min(q, length * 8 - start));
-        if (count > 0) readMatrix(space, (n) => new Strata(locator, f, S, n, f === 0 ? head : undefined), P, sealedBuf!, start, count);
+        if (count > 0) readMatrix(space, (n) => new Strata(locator, f, S, n, f === 0 ? head : undefined), P, sealedBuf!, { bitOffset: start, bitCount: count });
         f++;
         if (f >= units) break;
       }
