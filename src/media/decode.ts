@@ -31,7 +31,7 @@ export async function decodePixels(file: string, p: Pick<Probe, 'format'>, workD
     source = r.path;
   }
   const img = sharp(source, { limitInputPixels: ctx.limits.maxPixels, animated: false });
-  return raw(img.rotate(), (await img.metadata()).space === 'b-w');
+  return raw(img.rotate(), await img.metadata());
 }
 
 /**
@@ -44,10 +44,24 @@ export async function decodeTopRows(file: string, p: Pick<Probe, 'format'>, rows
   const img = sharp(file, { limitInputPixels: ctx.limits.maxPixels });
   const meta = await img.metadata();
   if ((meta.orientation ?? 1) !== 1 || rows >= meta.height) return undefined;
-  return raw(img.extract({ left: 0, top: 0, width: meta.width, height: rows }), meta.space === 'b-w');
+  return raw(img.extract({ left: 0, top: 0, width: meta.width, height: rows }), meta);
 }
 
-async function raw(img: sharp.Sharp, grey: boolean): Promise<DecodedPixels> {
-  const { data, info } = await (grey ? img.toColourspace('b-w') : img).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+async function raw(img: sharp.Sharp, meta: sharp.Metadata): Promise<DecodedPixels> {
+  if (meta.space !== 'b-w') return toPixels(await img.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true }));
+  if (!meta.hasAlpha) return toPixels(await img.toColourspace('b-w').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true }));
+  // Grey with alpha: sharp gives it as RGBA (grey repeated) or, asked for b-w, drops the alpha;
+  // keep the grey and the alpha.
+  const { data, info } = await img.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) return toPixels({ data, info });
+  const out = Buffer.allocUnsafe((data.length / 4) * 2);
+  for (let i = 0, o = 0; i < data.length; i += 4, o += 2) {
+    out[o] = data[i];
+    out[o + 1] = data[i + 3];
+  }
+  return { data: out, width: info.width, height: info.height, channels: 2 };
+}
+
+function toPixels({ data, info }: { data: Buffer; info: sharp.OutputInfo }): DecodedPixels {
   return { data, width: info.width, height: info.height, channels: info.channels as DecodedPixels['channels'] };
 }
