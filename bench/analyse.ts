@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
+import { SERVICE_NODE_FLAGS, exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
 import { analyseInput } from '../src/media/analyse/input.ts';
 import { hiddenContentDetector } from '../src/media/analyse/detectors/hidden-content.ts';
 import { embedLsbReplacement } from '../src/media/analyse/steganalysis/naive-lsb.ts';
@@ -33,7 +33,7 @@ async function latency(dir: string): Promise<void> {
   const dataDir = path.join(dir, 'data');
   const key = await keyFor(dataDir, 'bench@example.org');
   const port = await freePort();
-  const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' });
+  const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' }, SERVICE_NODE_FLAGS);
   const origin = `http://127.0.0.1:${port}`;
   const h = { 'X-Api-Key': key, 'Content-Type': 'application/json' };
   const once = async (depth: string) => {

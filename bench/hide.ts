@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
+import { SERVICE_NODE_FLAGS, exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
 import { closeClient, request } from './http-client.ts';
 
 const PHOTO = path.resolve(import.meta.dirname, '../test/fixtures/photo-mountain.jpg');
@@ -34,7 +34,7 @@ export async function run(): Promise<void> {
     const dataDir = path.join(dir, 'data');
     const key = await keyFor(dataDir, 'bench@example.org');
     const port = await freePort();
-    const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' }, ['--max-semi-space-size=1']);
+    const child = await startChild(dataDir, port, { OBSCURA_LOG_LEVEL: 'warn' }, SERVICE_NODE_FLAGS);
     const origin = `http://127.0.0.1:${port}`;
     try {
       const round = async (bytes: Buffer) => {

@@ -7,7 +7,7 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
-import { freePort, keyFor, startChild } from '../test/helpers/child.ts';
+import { SERVICE_NODE_FLAGS, freePort, keyFor, startChild } from '../test/helpers/child.ts';
 
 const MiB = 1024 * 1024;
 
@@ -62,7 +62,7 @@ async function obscuraRun(root: string, source: string, size: number) {
   const key = await keyFor(dataDir, 'bench@example.org');
   const port = await freePort();
   // the flags of `npm start`
-  const child = await startChild(dataDir, port, { OBSCURA_FILE_MAX: '4GiB' }, ['--max-semi-space-size=1']);
+  const child = await startChild(dataDir, port, { OBSCURA_FILE_MAX: '4GiB' }, SERVICE_NODE_FLAGS);
   try {
     const origin = `http://127.0.0.1:${port}`;
     const session = (await (await fetch(`${origin}/api/convert/session`, { method: 'POST', headers: { 'X-Api-Key': key } })).json()) as { upload_uid: string };

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { SERVICE_NODE_FLAGS } from './helpers/child.ts';
 import { test } from './helpers/test.ts';
 
 // npm test itself ran the setup first; a second run must find everything in place.
@@ -11,4 +13,17 @@ test('the setup is idempotent: a warm run installs nothing and prints nothing', 
   for (const tool of ['ffmpeg', 'ffprobe', 'heif-enc', 'heif-convert', 'cjxl', 'djxl', 'exiftool', 'tor', 'i2pd']) {
     t.is(spawnSync('bash', ['-c', `command -v ${tool}`]).status, 0, `${tool} is installed`);
   }
+});
+
+test('npm start, the image and the systemd unit run node with the service flags, and this node accepts them', (t) => {
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+  const dockerfile = readFileSync('Dockerfile', 'utf8');
+  const unit = readFileSync('hardening/obscura.service', 'utf8');
+  for (const flag of SERVICE_NODE_FLAGS) {
+    t.true(pkg.scripts.start.includes(` ${flag} `), `npm start: ${flag}`);
+    t.true(dockerfile.includes(`"${flag}"`), `Dockerfile: ${flag}`);
+    t.true(unit.includes(` ${flag} `), `systemd unit: ${flag}`);
+  }
+  const r = spawnSync(process.execPath, [...SERVICE_NODE_FLAGS, '-e', '0'], { encoding: 'utf8' });
+  t.is(r.status, 0, r.stderr);
 });
