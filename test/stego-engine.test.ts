@@ -55,7 +55,7 @@ test('the PNG writer: every channel count, word-aligned or not, one slice or man
     const data = Buffer.alloc(w * h * c);
     for (let i = 0; i < w * h; i++) for (let k = 0; k < c; k++) data[i * c + k] = pixels[i * 4 + (c === 2 && k === 1 ? 3 : k)];
     for (const incremental of [false, true]) {
-      const enc = new PngEncoder(data, w, h, c);
+      const enc = await PngEncoder.create(data, w, h, c);
       if (incremental) for (let y = 0; y <= h; y += 37) enc.rowsFinal(y);
       const png = Buffer.concat(await enc.finish());
       t.deepEqual(chunks(png).map((k) => k.type), ['IHDR', 'IDAT', 'IEND'], 'nothing but the picture');
@@ -70,7 +70,7 @@ test('the PNG writer: every channel count, word-aligned or not, one slice or man
       t.true(back.data.equals(data), `${w}x${h}x${c} ${incremental ? 'row by row' : 'whole'}`);
     }
   }
-  t.throws(() => new PngEncoder(Buffer.alloc(10), 2, 2, 3), { instanceOf: RangeError });
+  await t.throwsAsync(PngEncoder.create(Buffer.alloc(10), 2, 2, 3), { instanceOf: RangeError });
 });
 
 test('the strata walk: one position in each stratum, increasing, never a header position, the same for the same key', (t) => {

@@ -60,7 +60,7 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   // A PNG is deflated slice by slice as the embedding moves down the picture (when the samples
   // are the pixels themselves; gathered samples only reach the pixels at commit()).
   const stride = info.width * info.channels;
-  const png = format === 'png' ? new PngEncoder(data, info.width, info.height, info.channels) : undefined;
+  const png = format === 'png' ? await PngEncoder.create(data, info.width, info.height, info.channels) : undefined;
   const onFinal = png && space.samples === data ? (below: number) => png.rowsFinal(Math.floor(below / stride)) : undefined;
   const { changed } = await embed(space.samples, container, keys, onFinal);
   space.commit();
