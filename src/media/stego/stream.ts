@@ -150,6 +150,15 @@ function nudge(samples: Samples, i: number, coin: Coin): void {
 
 const bitAt = (buf: Buffer, i: number) => (buf[i >>> 3] >>> (7 - (i & 7))) & 1;
 
+/** `n` (at most 16) bits of `buf` from bit `i`, the first one most significant; all inside buf. */
+function bitsAt(buf: Buffer, i: number, n: number): number {
+  const at = i >>> 3;
+  const last = (i + n - 1) >>> 3;
+  let w = 0;
+  for (let b = at; b <= at + 2; b++) w = (w << 8) | (b <= last ? buf[b] : 0);
+  return (w >>> (24 - (i & 7) - n)) & ((1 << n) - 1);
+}
+
 /** Writes `bits` of `data` one per sample at `pos`. */
 export function writePlain(samples: Samples, pos: Uint32Array, data: Buffer): number {
   const coin = new Coin();
@@ -186,12 +195,15 @@ export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: numbe
   let bit = 0;
   let changed = 0;
   let blocks = 0;
+  const whole = Math.floor(bitCount / p) * p; // bits in blocks that hold data only
   walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, (s, pos) => {
-    let m = 0;
-    for (let k = 0; k < p; k++, bit++) {
-      const v = bit < bitCount ? bitAt(data, bitOffset + bit) : (pad[k >>> 3] >>> (k & 7)) & 1;
-      m = (m << 1) | v;
+    let m: number;
+    if (bit < whole) m = bitsAt(data, bitOffset + bit, p);
+    else {
+      m = 0;
+      for (let k = 0; k < p; k++) m = (m << 1) | (bit + k < bitCount ? bitsAt(data, bitOffset + bit + k, 1) : (pad[k >>> 3] >>> (k & 7)) & 1);
     }
+    bit += p;
     const flip = s ^ m;
     if (flip !== 0) {
       nudge(samples, pos[flip - 1], coin);
@@ -214,8 +226,17 @@ export function readMatrix(samples: Samples, walk: Walk, p: number, out: Buffer,
   const nb = (1 << p) - 1;
   let bit = 0;
   walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, (s) => {
-    for (let k = p - 1; k >= 0 && bit < bitCount; k--, bit++) {
-      if ((s >>> k) & 1) out[(bitOffset + bit) >>> 3] |= 0x80 >>> ((bitOffset + bit) & 7);
+    // the block's p bits (fewer at the very end), ORed in a byte at a time
+    let n = Math.min(p, bitCount - bit);
+    let v = s >>> (p - n);
+    let at = bitOffset + bit;
+    bit += n;
+    while (n > 0) {
+      const room = 8 - (at & 7);
+      const take = Math.min(room, n);
+      out[at >>> 3] |= ((v >>> (n - take)) & ((1 << take) - 1)) << (room - take);
+      at += take;
+      n -= take;
     }
   });
 }
