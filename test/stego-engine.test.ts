@@ -119,6 +119,28 @@ test('the strata walk: one position in each stratum, increasing, never a header 
   t.throws(() => new Strata(randomBytes(32), 0, 100, 63).blocks(Buffer.alloc(100), 10, () => {}), { instanceOf: RangeError });
 });
 
+test('a walk split into block ranges gives exactly the whole walk, so two threads can share it', (t) => {
+  for (const [n, nb, blocks] of [
+    [100_000, 63, 1000],
+    [3_000_000, 15, 3],
+    [200_000, 1, 150_000],
+  ]) {
+    const key = randomBytes(32);
+    const taken = headerPositions(key, n, 448);
+    const samples = randomBytes(n);
+    const strata = () => new Strata(key, 3, n, nb * blocks, taken);
+    const whole: number[] = [];
+    strata().blocks(samples, nb, (s, pos) => whole.push(s, ...pos));
+    for (const cut of [1, Math.floor(blocks / 3), blocks - 1]) {
+      const parts: number[] = [];
+      strata().blocks(samples, nb, (s, pos) => parts.push(s, ...pos), 0, cut);
+      strata().blocks(samples, nb, (s, pos) => parts.push(s, ...pos), cut);
+      t.deepEqual(parts, whole, `n ${n}, blocks of ${nb}, cut at ${cut}`);
+    }
+  }
+  t.throws(() => new Strata(randomBytes(32), 0, 1000, 63).blocks(Buffer.alloc(1000), 63, () => {}, 0, 2), { instanceOf: RangeError });
+});
+
 test('header positions sit in the first HEADER_REGION samples, whatever the picture size', (t) => {
   const key = randomBytes(32);
   const big = headerPositions(key, 36_000_000, 448);

@@ -64,9 +64,11 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
 };
 
 /**
- * Loads the engines' modules (sharp, the codecs, the stego and analyse code) ahead of the first
- * task, so a job does not wait for them: a worker starts at boot and preloads while idle.
+ * Loads the engines' modules (sharp, the codecs, the stego and analyse code) and starts the
+ * reveal's walk helper ahead of the first task, so a job does not wait for them: a worker
+ * starts at boot and preloads while idle.
  */
 export async function preload(): Promise<void> {
   await Promise.all([import('./convert/index.ts'), import('./stego/image.ts'), import('./stego/video.ts'), import('./analyse/index.ts')]);
+  (await import('./stego/walk-helper.ts')).startWalkHelper();
 }

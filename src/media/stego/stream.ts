@@ -11,6 +11,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { MediaError } from '../errors.ts';
 import { SALT_BYTES, locatorKey, sealKey } from './keys.ts';
 import { HEADER_REGION, MAX_FILL, Strata, headerPositions } from './positions.ts';
+import { helperSyndromes, type WalkPlan } from './walk-helper.ts';
 
 /**
  * The samples a payload can live in, one byte each, addressed 0..n-1: an RGB picture's own
@@ -224,13 +225,18 @@ export interface MatrixRange {
 export function readMatrix(samples: Samples, walk: Walk, p: number, out: Buffer, opts: MatrixRange = {}): void {
   const { bitOffset = 0, bitCount = out.length * 8 } = opts;
   const nb = (1 << p) - 1;
+  walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, syndromeWriter(out, p, bitOffset, bitCount));
+}
+
+/** Takes blocks' syndromes in order and writes their p bits each (fewer at the very end) into out. */
+function syndromeWriter(out: Buffer, p: number, bitOffset: number, bitCount: number): (s: number) => void {
   let bit = 0;
-  walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, (s) => {
-    // the block's p bits (fewer at the very end), ORed in a byte at a time
+  return (s) => {
     let n = Math.min(p, bitCount - bit);
-    let v = s >>> (p - n);
+    const v = s >>> (p - n);
     let at = bitOffset + bit;
     bit += n;
+    // ORed in a byte at a time
     while (n > 0) {
       const room = 8 - (at & 7);
       const take = Math.min(room, n);
@@ -238,7 +244,34 @@ export function readMatrix(samples: Samples, walk: Walk, p: number, out: Buffer,
       at += take;
       n -= take;
     }
-  });
+  };
+}
+
+/** Walks of at least this many positions (about 10 ms) share the work with the helper thread. */
+const SPLIT_POSITIONS = 1 << 21;
+
+/** readMatrix for a whole picture, the second half of the blocks walked on the helper thread. */
+async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out: Buffer): Promise<void> {
+  const write = syndromeWriter(out, p, 0, out.length * 8);
+  const strata = new Strata(Buffer.from(plan.key), plan.stream, plan.n, plan.count, plan.taken);
+  const blocks = plan.count / plan.nb;
+  if (plan.count < SPLIT_POSITIONS) return strata.blocks(samples, plan.nb, write);
+  const half = Math.ceil(blocks / 2);
+  // the helper reads only from where its blocks begin: share that much of the samples
+  const lo = strata.firstIndex(half, plan.nb);
+  const shared = new SharedArrayBuffer(samples.length);
+  new Uint8Array(shared).set(samples.subarray(lo), lo);
+  const second = helperSyndromes(shared, plan, half, blocks);
+  second.catch(() => {}); // awaited below
+  strata.blocks(samples, plan.nb, write, 0, half);
+  let rest: Uint16Array;
+  try {
+    rest = await second;
+  } catch {
+    strata.blocks(samples, plan.nb, write, half, blocks); // the helper failed: walk its half here
+    return;
+  }
+  for (const s of rest) write(s);
 }
 
 // ---- one cover, one stream (images) ------------------------------------------
@@ -282,7 +315,8 @@ export async function extract(samples: Samples | Promise<Samples>, passphrase: s
   const { length, p } = opened.header;
   if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(n * MAX_FILL)) throw nothing();
   const sealed = Buffer.alloc(length);
-  readMatrix(all, (count) => new Strata(locator, 0, n, count, head), p, sealed);
+  const nb = (1 << p) - 1;
+  await readMatrixShared(all, { key: locator, stream: 0, n, count: blocksFor(length * 8, p) * nb, taken: head, nb }, p, sealed);
   const container = openPayload(sealed, opened.payloadKey, opened.nonce);
   if (!container) throw nothing();
   return container;
