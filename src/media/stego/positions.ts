@@ -90,7 +90,7 @@ export class Strata {
     this.#rem = room % count;
   }
 
-  /** The lowest sample index that block `block` of `nb` positions can use. */
+  /** No sample before this index is used by block `block` (of `nb` positions) or a later one. */
   firstIndex(block: number, nb: number): number {
     return this.#stratumStart(block * nb);
   }
