@@ -1,6 +1,6 @@
 // A lossless PNG writer for the hide engine's output. sharp offers PNG only with adaptive
 // filtering (10.6 MB in 1.2 s for 12 MP) or none (22 MB); the Up filter with zlib level 1
-// (memLevel 9: a quarter faster than the default, same size), deflated in 4 MB slices on the
+// (memLevel 9: a quarter faster than the default, same size), deflated in 2 MB slices on the
 // thread pool while the next slice is filtered here, gives 11 MB in about 0.22 s on two cores.
 // Only IHDR, IDAT and IEND are written: nothing about the cover or the tool survives.
 import { promisify } from 'node:util';

@@ -15,7 +15,7 @@ import { helperSyndromes, type WalkPlan } from './walk-helper.ts';
 
 /**
  * The samples a payload can live in, one byte each, addressed 0..n-1: an RGB picture's own
- * buffer, or the gathered colour samples of an opaque pixels (see pixels.ts).
+ * buffer, or the gathered colour samples of its opaque pixels (see pixels.ts).
  */
 export type Samples = Uint8Array;
 
@@ -202,7 +202,7 @@ export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: numbe
     if (bit < whole) m = bitsAt(data, bitOffset + bit, p);
     else {
       m = 0;
-      for (let k = 0; k < p; k++) m = (m << 1) | (bit + k < bitCount ? bitsAt(data, bitOffset + bit + k, 1) : (pad[k >>> 3] >>> (k & 7)) & 1);
+      for (let k = 0; k < p; k++) m = (m << 1) | (bit + k < bitCount ? bitAt(data, bitOffset + bit + k) : (pad[k >>> 3] >>> (k & 7)) & 1);
     }
     bit += p;
     const flip = s ^ m;
