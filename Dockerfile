@@ -14,4 +14,4 @@ ENV OBSCURA_DATA_DIR=/var/lib/obscura \
     OBSCURA_ONION_LISTEN=127.0.0.1:8081 \
     OBSCURA_I2P_LISTEN=127.0.0.1:8082
 EXPOSE 8080
-CMD [".tools/node/bin/node", "--max-semi-space-size=1", "--external-memory-accounted-in-global-limit", "src/main.ts"]
+CMD [".tools/node/bin/node", "--max-semi-space-size=1", "--external-memory-accounted-in-global-limit", "--initial-heap-size=64", "src/main.ts"]

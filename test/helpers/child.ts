@@ -10,7 +10,7 @@ import { createServices } from '../../src/services.ts';
  * every 64 MB of file bytes moved forced a full collection (about 150 ms of CPU per hide and
  * reveal of a 12 MP picture).
  */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=1', '--external-memory-accounted-in-global-limit'];
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=1', '--external-memory-accounted-in-global-limit', '--initial-heap-size=64'];
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {

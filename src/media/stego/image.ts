@@ -66,9 +66,12 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   space.commit();
   const out = path.join(outDir, `hidden.${format}`);
   if (png) {
+    // the last slices go to the thread pool now: opening the file first would queue behind them
+    const encoded = png.finish();
+    encoded.catch(() => {}); // awaited below, unless the open fails first
     const fh = await open(out, 'wx', 0o600);
     try {
-      await fh.writev(await png.finish());
+      await fh.writev(await encoded);
     } finally {
       await fh.close();
     }
