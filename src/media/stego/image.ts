@@ -5,6 +5,7 @@ import { open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { decodePixels, decodeTopRows } from '../decode.ts';
+import { plainPng } from '../png-rows.ts';
 import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
@@ -13,6 +14,7 @@ import { PngEncoder } from './png.ts';
 import { HEADER_REGION } from './positions.ts';
 import { IMAGE_DOMAIN, pixelSamples, type PixelInfo } from './pixels.ts';
 import { NOTHING_FOUND, capacityBytes, embed, extract, type SealingKeys } from './stream.ts';
+import { helperDecode, type DecodingRows } from './walk-helper.ts';
 
 export type StegoImageFormat = 'png' | 'webp' | 'avif';
 export const STEGO_IMAGE_FORMATS: readonly StegoImageFormat[] = ['png', 'webp', 'avif'];
@@ -44,6 +46,8 @@ export interface HideResult {
   capacity: number;
   changed: number;
   notes: string[];
+  /** Who decoded a still cover: the helper thread, row by row, or sharp. */
+  decoder?: 'rows' | 'sharp';
 }
 
 /** `keys` come from sealingKeys(passphrase, IMAGE_DOMAIN), and may still be in the making. */
@@ -51,20 +55,67 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'image') throw new MediaError('invalid_option', 'This cover is a video; video covers are written as MKV or WebM.');
   const notes: string[] = [];
-  const { data, info } = await decode(cover, p, outDir, ctx);
   if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
     notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
   }
-  const space = pixelSamples(data, info);
   const container = pack(secrets);
+  const out = path.join(outDir, `hidden.${format}`);
+  let done: Hidden | undefined;
+  // A plain PNG cover written as PNG: the helper thread decodes it while the embedding follows.
+  const followed = format === 'png' && p.format === 'png' ? await followDecode(cover, p) : undefined;
+  if (followed) {
+    try {
+      done = await hideInPixels(followed.data, followed.info, container, keys, format, out, followed.decoding);
+    } catch (err) {
+      if (!(err instanceof DecodeFailed)) throw err;
+      // sharp decides what this file holds, as for any other cover
+    }
+  }
+  if (!done) {
+    const { data, info } = await decode(cover, p, outDir, ctx);
+    done = await hideInPixels(data, info, container, keys, format, out);
+  }
+  return { path: out, mime: MIME[format], extension: format, ...done, notes };
+}
+
+type Hidden = Pick<HideResult, 'width' | 'height' | 'changed' | 'capacity' | 'decoder'>;
+
+/** A decode on the helper thread that failed or stalled: the caller decodes the cover itself. */
+class DecodeFailed extends Error {}
+
+/** Starts the helper thread decoding a plain PNG (png-rows.ts) cover; undefined for any other. */
+async function followDecode(cover: string, p: Probe): Promise<{ data: Buffer; info: PixelInfo; decoding: DecodingRows } | undefined> {
+  const file = await readFile(cover);
+  const png = plainPng(file);
+  if (!png || png.width !== p.width || png.height !== p.height) return undefined;
+  const pixels = new SharedArrayBuffer(png.width * png.height * png.channels);
+  return { data: Buffer.from(pixels), info: png, decoding: helperDecode(file, pixels) };
+}
+
+/**
+ * Embeds and writes the result. Given `decoding`, the pixels are still being decoded: the
+ * embedding waits for the rows it reads, and nothing is written before the decode has passed
+ * every check (DecodeFailed otherwise).
+ */
+async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, keys: Promise<SealingKeys>, format: StegoImageFormat, out: string, decoding?: DecodingRows): Promise<Hidden> {
+  const space = pixelSamples(data, info);
   // A PNG is deflated slice by slice as the embedding moves down the picture (when the samples
   // are the pixels themselves; gathered samples only reach the pixels at commit()).
   const stride = info.width * info.channels;
   const png = format === 'png' ? await PngEncoder.create(data, info.width, info.height, info.channels) : undefined;
   const onFinal = png && space.samples === data ? (below: number) => png.rowsFinal(Math.floor(below / stride)) : undefined;
-  const { changed } = await embed(space.samples, container, keys, onFinal);
+  const ready = decoding
+    ? (upTo: number) => {
+        try {
+          decoding.rows(Math.ceil(upTo / stride));
+        } catch (err) {
+          throw new DecodeFailed((err as Error).message);
+        }
+      }
+    : undefined;
+  const { changed } = await embed(space.samples, container, keys, { onFinal, ready });
+  if (decoding) await decoding.done.catch((err: Error) => Promise.reject(new DecodeFailed(err.message)));
   space.commit();
-  const out = path.join(outDir, `hidden.${format}`);
   if (png) {
     // the last slices go to the thread pool now: opening the file first would queue behind them
     const encoded = png.finish();
@@ -84,7 +135,7 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
       throw new MediaError('engine_failed', `The ${format.toUpperCase()} encoder did not keep the pixels exactly; try PNG.`);
     }
   }
-  return { path: out, mime: MIME[format], extension: format, width: info.width, height: info.height, capacity: capacityBytes(space.samples.length), changed, notes };
+  return { width: info.width, height: info.height, changed, capacity: capacityBytes(space.samples.length), decoder: decoding ? 'rows' : 'sharp' };
 }
 
 export interface RevealedFile {

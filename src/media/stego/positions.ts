@@ -95,6 +95,11 @@ export class Strata {
     return this.#stratumStart(block * nb);
   }
 
+  /** Every sample that blocks before `block` (of `nb` positions) use lies below this index. */
+  endIndex(block: number, nb: number): number {
+    return this.#stratumStart(block * nb) + this.#taken.length;
+  }
+
   /** Where stratum i starts among the samples not taken: i q + floor(i rem / count). */
   #stratumStart(i: number): number {
     return i * this.#q + Number((BigInt(i) * BigInt(this.#rem)) / BigInt(this.#count)); // past 2^53 on big covers

@@ -188,8 +188,8 @@ export type Walk = (count: number) => Strata;
  * consecutive strata, so the cover is read once, in order, and no region gets more than one
  * change per block. Bits past the data are random.
  */
-export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: number, opts: MatrixRange & { onFinal?: (below: number) => void } = {}): number {
-  const { bitOffset = 0, bitCount = data.length * 8, onFinal } = opts;
+export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: number, opts: MatrixRange & Following = {}): number {
+  const { bitOffset = 0, bitCount = data.length * 8, onFinal, ready } = opts;
   const pad = randomBytes(4);
   const coin = new Coin();
   const nb = (1 << p) - 1;
@@ -197,7 +197,8 @@ export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: numbe
   let changed = 0;
   let blocks = 0;
   const whole = Math.floor(bitCount / p) * p; // bits in blocks that hold data only
-  walk(Math.ceil(bitCount / p) * nb).blocks(samples, nb, (s, pos) => {
+  const strata = walk(Math.ceil(bitCount / p) * nb);
+  const each = (s: number, pos: Uint32Array) => {
     let m: number;
     if (bit < whole) m = bitsAt(data, bitOffset + bit, p);
     else {
@@ -212,9 +213,31 @@ export function writeMatrix(samples: Samples, walk: Walk, data: Buffer, p: numbe
     }
     // positions only grow: nothing before this block's last sample changes again
     if (onFinal && (++blocks & 1023) === 0) onFinal(pos[nb - 1] + 1);
-  });
+  };
+  const total = Math.ceil(bitCount / p);
+  if (!ready) strata.blocks(samples, nb, each);
+  else {
+    // in steps, each once the samples it reads are decoded; the last waits for all of them
+    const step = Math.max(1024, Math.ceil(total / FOLLOW_STEPS));
+    for (let from = 0; from < total; from += step) {
+      const to = Math.min(total, from + step);
+      ready(to === total ? samples.length : Math.min(samples.length, strata.endIndex(to, nb)));
+      strata.blocks(samples, nb, each, from, to);
+    }
+  }
   return changed;
 }
+
+/** What an embedding that follows a decode down the picture is told, and asks. */
+export interface Following {
+  /** Samples before `below` will not change again. */
+  onFinal?: (below: number) => void;
+  /** Returns once the samples before `upTo` are decoded (blocking this thread until then). */
+  ready?: (upTo: number) => void;
+}
+
+/** A walk that follows a decode waits for it about this many times. */
+const FOLLOW_STEPS = 64;
 
 /** Which bits of the data one walk carries (a video frame carries a share of them). */
 export interface MatrixRange {
@@ -280,7 +303,7 @@ async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out
  * Embeds a container into one picture's samples. `onFinal(i)` is told, now and then, that samples
  * before i will not change again (the PNG writer deflates them meanwhile).
  */
-export async function embed(samples: Samples, container: Buffer, keys: SealingKeys | Promise<SealingKeys>, onFinal?: (below: number) => void): Promise<{ changed: number; p: number }> {
+export async function embed(samples: Samples, container: Buffer, keys: SealingKeys | Promise<SealingKeys>, follow: Following = {}): Promise<{ changed: number; p: number }> {
   const n = samples.length;
   const capacity = capacityBytes(n);
   if (container.length > capacity) {
@@ -292,7 +315,8 @@ export async function embed(samples: Samples, container: Buffer, keys: SealingKe
   const sealed = seal(await keys, container, 1, p);
   const head = headerPositions(sealed.locator, n, HEADER_BITS);
   const walk: Walk = (count) => new Strata(sealed.locator, 0, n, count, head);
-  const changed = writePlain(samples, head, sealed.header) + writeMatrix(samples, walk, sealed.payload, p, { onFinal });
+  follow.ready?.(Math.min(n, HEADER_REGION));
+  const changed = writePlain(samples, head, sealed.header) + writeMatrix(samples, walk, sealed.payload, p, follow);
   return { changed, p };
 }
 
