@@ -40,7 +40,7 @@ const ROLE = 'obscura-walk-helper';
 
 if (workerData === ROLE) {
   parentPort!.on('message', (r: WalkRequest | DecodeRequest) => {
-    if (r.kind === 'decode') return decode(r);
+    if (r.kind === 'decode') return void decode(r);
     try {
       const syndromes = new Uint16Array(r.to - r.from);
       let k = 0;
@@ -53,20 +53,22 @@ if (workerData === ROLE) {
   });
 }
 
-function decode(r: DecodeRequest): void {
+async function decode(r: DecodeRequest): Promise<void> {
   const progress = new Int32Array(r.progress);
-  const file = Buffer.from(r.file.buffer, r.file.byteOffset, r.file.byteLength);
-  decodePlainPng(file, new Uint8Array(r.pixels), (rows) => {
-    Atomics.store(progress, 0, rows);
-    Atomics.notify(progress, 0);
-  }).then(
-    () => parentPort!.postMessage({ id: r.id } satisfies Reply),
-    (err: Error) => {
-      Atomics.store(progress, 0, -1); // wakes a waiter, whatever count it was waiting past
+  try {
+    await decodePlainPng(Buffer.from(r.file.buffer, r.file.byteOffset, r.file.byteLength), new Uint8Array(r.pixels), (rows) => {
+      Atomics.store(progress, 0, rows);
       Atomics.notify(progress, 0);
-      parentPort!.postMessage({ id: r.id, failed: err.message } satisfies Reply);
-    },
-  );
+    });
+    // the cover's bytes (handed over whole, so this thread's alone), freed now rather than at
+    // some later collection; only after success, when zlib is surely done with them
+    (r.file.buffer as ArrayBuffer).transfer(0);
+    parentPort!.postMessage({ id: r.id } satisfies Reply);
+  } catch (err) {
+    Atomics.store(progress, 0, -1); // wakes a waiter, whatever count it was waiting past
+    Atomics.notify(progress, 0);
+    parentPort!.postMessage({ id: r.id, failed: (err as Error).message } satisfies Reply);
+  }
 }
 
 let helper: Worker | undefined;
