@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { test } from './helpers/test.ts';
 import { startService, tempDir } from './helpers/service.ts';
 
@@ -11,10 +12,20 @@ test('accounts and keys from the admin CLI, end to end against the running servi
   const dataDir = tempDir();
   const svc = await startService({ OBSCURA_DATA_DIR: dataDir });
   t.teardown(() => svc.close());
-  const probe = async (key: string) => {
-    const res = await fetch(`${svc.url.clearnet}/api/account`, { headers: { 'X-Api-Key': key } });
-    return { status: res.status, error: ((await res.json()) as { error?: string }).error };
-  };
+  // A fresh connection per probe: the CLI runs under spawnSync, which stalls this process (the
+  // service's timers and the client's alike), so a kept-alive connection can meet the service's
+  // 5 s idle timeout just as it is reused ("fetch failed" on a loaded machine).
+  const probe = (key: string) =>
+    new Promise<{ status: number; error?: string }>((resolve, reject) => {
+      const req = http.get(`${svc.url.clearnet}/api/account`, { agent: false, headers: { 'X-Api-Key': key } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, error: (JSON.parse(body) as { error?: string }).error }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
 
   t.is(cli(dataDir, 'account', 'create', 'reporter@example.org').code, 0);
   const created = cli(dataDir, 'key', 'create', 'reporter@example.org');

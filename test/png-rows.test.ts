@@ -91,6 +91,20 @@ test('plain PNGs decode to exactly the pixels sharp gives: all five filters, gre
     t.is(f.done, h);
     t.true(px.equals(again));
   }
+  // a small file sits in Node's shared buffer pool: handing it to the helper thread must copy it,
+  // not take the pool (and every other small buffer in it) away
+  const sentinel = Buffer.from('still here');
+  const tinyPx = Buffer.from([1, 2, 3, 200, 100, 50, 7, 7, 7]);
+  const tiny = pngFile(1, 3, 2, filtered(tinyPx, 1, 3, 3, (y) => y), 1000);
+  t.true(tiny.buffer.byteLength > tiny.byteLength, 'the test file is a slice of a larger buffer');
+  const tinyLength = tiny.length;
+  const pixels = new SharedArrayBuffer(9);
+  const decoding = helperDecode(tiny, pixels);
+  decoding.rows(3);
+  await decoding.done;
+  t.true(Buffer.from(pixels).equals(tinyPx));
+  t.is(sentinel.toString(), 'still here');
+  t.is(tiny.length, tinyLength, 'the caller keeps its bytes');
   // what sharp itself writes, adaptive filters and all
   const adaptive = await sharp(PHOTO).resize(333, 222).png({ adaptiveFiltering: true }).toBuffer();
   const out = new Uint8Array(333 * 222 * 3);

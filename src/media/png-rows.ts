@@ -175,7 +175,7 @@ export class RowFilter {
 // mispredict on photographs) and carries left (a) and upper-left (c) in registers; each byte
 // depends on the one before it in its channel, so RGB runs its three channels side by side.
 
-/** x + (x >> 31 ... ): |x| for int32 without a branch. */
+/** |x| of an int32, without a branch. */
 const abs = (x: number) => (x ^ (x >> 31)) - (x >> 31);
 
 /** The Paeth predictor of left a, above b, upper-left c. */

@@ -133,8 +133,9 @@ export interface DecodingRows {
  */
 export function helperDecode(file: Buffer, pixels: SharedArrayBuffer): DecodingRows {
   const progress = new Int32Array(new SharedArrayBuffer(4));
-  // a whole ArrayBuffer of its own is handed over; a slice of Buffer's pool is copied first
-  const own = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength && file.buffer instanceof ArrayBuffer ? file : Buffer.from(file);
+  // a whole ArrayBuffer of its own is handed over; anything else (a slice of Node's shared pool,
+  // say, which must never be detached) is copied into memory of its own first
+  const own = file.byteOffset === 0 && file.byteLength === file.buffer.byteLength && file.buffer instanceof ArrayBuffer ? file : copyOwn(file);
   const bytes = new Uint8Array(own.buffer as ArrayBuffer, own.byteOffset, own.byteLength);
   const done = ask<void>({ kind: 'decode', id: nextId++, file: bytes, pixels, progress: progress.buffer as SharedArrayBuffer }, [bytes.buffer as ArrayBuffer]);
   done.catch(() => {}); // the caller awaits it, or has failed already
@@ -149,4 +150,10 @@ export function helperDecode(file: Buffer, pixels: SharedArrayBuffer): DecodingR
       }
     },
   };
+}
+
+function copyOwn(b: Uint8Array): Buffer {
+  const c = Buffer.allocUnsafeSlow(b.byteLength);
+  c.set(b);
+  return c;
 }
