@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
 import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
-import { STEGO_IMAGE_FORMATS, imageCapacity } from '../../media/stego/image.ts';
+import { STEGO_IMAGE_FORMATS, imageCapacity, type HideResult } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS, VIDEO_DOMAIN, videoCapacity } from '../../media/stego/video.ts';
 import { keysPort } from '../../media/stego/key-handoff.ts';
 import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
@@ -137,7 +137,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           }
           ctx.progress(0.2, 'Hiding.');
           const port = keysPort(keys);
-          const r = await ctx.pool.run<{ path: string; mime: string; extension: string; width: number; height: number; capacity: number; changed: number; notes: string[] }>(
+          const r = await ctx.pool.run<HideResult>(
             { engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } },
             { signal: ctx.signal, transfer: [port] },
           );

@@ -150,7 +150,6 @@ export async function revealFromImage(file: string, passphrase: string, outDir: 
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'image') throw new Error('not an image');
-    
     const whole = decode(file, p, outDir, ctx).then(({ data, info }) => pixelSamples(data, info).samples);
     whole.catch(() => {}); // awaited in extract()
     // The header sits in the first rows: read from a partial decode, its argon2id runs while

@@ -97,7 +97,7 @@ export class Strata {
 
   /** Every sample that blocks before `block` (of `nb` positions) use lies below this index. */
   endIndex(block: number, nb: number): number {
-    return this.#stratumStart(block * nb) + this.#taken.length;
+    return this.firstIndex(block, nb) + this.#taken.length; // a taken index shifts those after it by one
   }
 
   /** Where stratum i starts among the samples not taken: i q + floor(i rem / count). */
