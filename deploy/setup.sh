@@ -4,12 +4,17 @@
 #      24.7 brought crypto.argon2, which the hide engine uses),
 #   2. the Debian tools the media engines and the anonymity listeners need,
 #   3. the npm packages (npm ci when node_modules is missing or older than the lock file).
+# With --tests (npm test) it also installs what only the tests use: the tools that build private
+# Tor and I2P networks in network namespaces, trace the service's system calls and check the
+# compose file and the systemd units the way an operator's machine would.
 # Prints nothing on a warm run; the second run takes well under a second.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_VERSION="24.21.0"
 TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time)
+TEST_PACKAGES=(iproute2 util-linux strace socat docker-compose systemd)
+[[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 

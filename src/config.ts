@@ -154,6 +154,10 @@ export interface Config {
   listen: Record<Network, ListenAddress>;
   /** Origin used for every URL handed out on that network. */
   origin: Record<Network, string>;
+  /** Networks whose origin the operator named (the others fall back to the listen address). */
+  originSet: Record<Network, boolean>;
+  /** The onion origin announced in clearnet answers' Onion-Location, when one was named. */
+  onionLocation?: string;
   masterKey: { inline?: string; file: string };
   keyPrefix: { current: string; former: string[] };
   limits: {
@@ -236,6 +240,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       onion: r.OBSCURA_ONION_ORIGIN ?? defaultOrigin(listenAddr.onion, 8081),
       i2p: r.OBSCURA_I2P_ORIGIN ?? defaultOrigin(listenAddr.i2p, 8082),
     },
+    originSet: {
+      clearnet: r.OBSCURA_CLEARNET_ORIGIN !== undefined,
+      onion: r.OBSCURA_ONION_ORIGIN !== undefined,
+      i2p: r.OBSCURA_I2P_ORIGIN !== undefined,
+    },
+    onionLocation: r.OBSCURA_ONION_ORIGIN && new URL(r.OBSCURA_ONION_ORIGIN).hostname.endsWith('.onion') ? r.OBSCURA_ONION_ORIGIN : undefined,
     masterKey: {
       inline: r.OBSCURA_MASTER_KEY,
       file: path.resolve(dataDir, r.OBSCURA_MASTER_KEY_FILE ?? 'master.key'),

@@ -1,7 +1,7 @@
 // Starts the service: configuration, stores, one listener per network.
 import { ConfigError, loadConfig, NETWORKS } from './config.ts';
 import { createApp } from './http/app.ts';
-import { closeListener, listen, type Listener } from './http/listeners.ts';
+import { closeListener, listen, ListenError, type Listener } from './http/listeners.ts';
 import { createServices } from './services.ts';
 
 async function main(): Promise<void> {
@@ -33,11 +33,28 @@ async function main(): Promise<void> {
 
   const listeners: Listener[] = [];
   for (const network of NETWORKS) {
-    const l = await listen(network, config.listen[network], createApp(network, services));
-    if (l) listeners.push(l);
+    try {
+      const l = await listen(network, config.listen[network], createApp(network, services));
+      if (l) listeners.push(l);
+    } catch (err) {
+      const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!(err instanceof ListenError) && !inUse) throw err;
+      process.stderr.write(`obscura: ${inUse ? `${network} listener: the address is already in use` : (err as Error).message}\n`);
+      await Promise.all(listeners.map(closeListener));
+      await services.close();
+      process.exit(1);
+    }
   }
 
-  const lines = listeners.map((l) => `  ${l.network.padEnd(8)} listening on ${l.address.padEnd(22)} serves ${config.origin[l.network]}`);
+  const hint: Record<string, string> = {
+    onion: '  (set OBSCURA_ONION_ORIGIN to what deploy/tor/run.sh prints)',
+    i2p: '  (set OBSCURA_I2P_ORIGIN to what deploy/i2p/run.sh prints)',
+  };
+  const lines = listeners.map(
+    (l) =>
+      `  ${l.network.padEnd(8)} listening on ${l.address.padEnd(22)} serves ${config.origin[l.network]}` +
+      (config.originSet[l.network] ? '' : (hint[l.network] ?? '')),
+  );
   process.stdout.write(
     `obscura ${config.version} is up\n${lines.join('\n')}\n` +
       `  health:  curl ${config.origin.clearnet}/api/status\n` +

@@ -20,6 +20,7 @@ import type { AppState } from './context.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { errorBoundary } from './middleware/errors.ts';
 import { maintenanceGate } from './middleware/maintenance.ts';
+import { onionLocation } from './middleware/onion-location.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { v1JobRoutes } from './v1/jobs.ts';
@@ -45,6 +46,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
   app.use(requestId(network, () => deps.config.origin[network]));
   app.use(accessLog(deps.log));
   app.use(securityHeaders());
+  if (network === 'clearnet' && deps.config.onionLocation) app.use(onionLocation(deps.config.onionLocation));
   app.use(errorBoundary(deps.log));
   app.use(maintenanceGate(deps.maintenance, service));
 

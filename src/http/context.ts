@@ -8,6 +8,8 @@ export interface AppState {
   network: Network;
   /** Origin of the network the request came in on; every URL handed out is built from it. */
   origin: string;
+  /** An opaque tag of the I2P visitor (from i2pd's destination header); undefined elsewhere. */
+  visitor?: string;
   account?: Account;
 }
 

@@ -1,11 +1,12 @@
 // One HTTP listener per network, each serving its own app. Onion and I2P listeners sit on
 // loopback or a unix socket and are reached only through the local tor and i2pd.
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
 import type Koa from 'koa';
 import type { ListenAddress, Network } from '../config.ts';
 import type { AppState } from './context.ts';
+import { takeNetworkHeaders } from './network-headers.ts';
 
 export interface Listener {
   network: Network;
@@ -16,6 +17,7 @@ export interface Listener {
 
 export async function listen(network: Network, addr: ListenAddress, app: Koa<AppState>): Promise<Listener | undefined> {
   if (addr.kind === 'off') return undefined;
+  const handle = app.callback();
   const server = http.createServer(
     {
       maxHeaderSize: 16 * 1024,
@@ -23,14 +25,17 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
       requestTimeout: 0, // uploads over Tor are slow; body progress is watched per route
       keepAliveTimeout: 5_000,
     },
-    app.callback(),
+    (req, res) => {
+      takeNetworkHeaders(network, req);
+      void handle(req, res);
+    },
   );
   server.timeout = 120_000; // an idle socket (a stalled body, a slowloris) is closed after 2 minutes
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  if (addr.kind === 'unix') await clearStaleSocket(network, addr.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (addr.kind === 'unix') {
-      rmSync(addr.path, { force: true });
       server.listen(addr.path, () => {
         chmodSync(addr.path, 0o660);
         resolve();
@@ -42,6 +47,30 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
   const a = server.address();
   const address = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : '?';
   return { network, server, address };
+}
+
+export class ListenError extends Error {}
+
+// A socket file left by a process that died is removed; a live one (another instance is
+// serving on it) or anything that is not a socket (a mistyped path) is refused, never deleted.
+async function clearStaleSocket(network: Network, path: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = lstatSync(path).isSocket();
+  } catch {
+    return; // nothing there
+  }
+  if (!isSocket) throw new ListenError(`${network} listener: ${path} exists and is not a socket; refusing to replace it`);
+  const live = await new Promise<boolean>((resolve) => {
+    const probe = net.connect({ path });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+  if (live) throw new ListenError(`${network} listener: ${path} is in use by another running process`);
+  rmSync(path, { force: true });
 }
 
 // Errors Node raises before a request reaches the app (oversized headers, malformed
