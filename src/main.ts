@@ -5,9 +5,10 @@ import { closeListener, listen, ListenError, type Listener } from './http/listen
 import { createServices } from './services.ts';
 
 async function main(): Promise<void> {
-  let config;
+  let config, services;
   try {
     config = loadConfig();
+    services = await createServices(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`obscura: ${err.message}\n`);
@@ -15,7 +16,6 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const services = await createServices(config);
   const { log } = services;
   if (services.masterKeyCreated) {
     process.stderr.write(

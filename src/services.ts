@@ -2,7 +2,7 @@
 // main.ts, cli.ts, the tests and the benchmarks all start here.
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
 import { ApiKeys } from './domain/api-keys.ts';
 import { Jobs } from './domain/jobs.ts';
@@ -16,7 +16,7 @@ import { createLogger, type Logger } from './log.ts';
 import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './store/blobs/blob-store.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
-import { MasterKey } from './store/master-key.ts';
+import { MasterKey, MasterKeyError } from './store/master-key.ts';
 import type { Repositories } from './store/repositories.ts';
 import { Scratch } from './store/scratch.ts';
 import { Sealer } from './store/sealer.ts';
@@ -44,9 +44,10 @@ export interface Services {
 
 export async function createServices(config: Config, opts: { logDestination?: DestinationStream } = {}): Promise<Services> {
   const log = createLogger(config.logLevel, opts.logDestination);
+  // The key first: a start that cannot have it leaves nothing behind in the data folder.
+  const { key: masterKey, created } = loadMasterKey(config);
   const db = openDb(path.join(config.dataDir, 'obscura.db'));
   const repos = sqliteRepositories(db);
-  const { key: masterKey, created } = MasterKey.load(config.masterKey);
   const blobs = await EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
   const scratch = new Scratch(config.scratchDir, config.dataDir);
   const accounts = new Accounts(repos.accounts);
@@ -108,4 +109,12 @@ export async function createServices(config: Config, opts: { logDestination?: De
       db.close();
     },
   };
+}
+
+function loadMasterKey(config: Config): ReturnType<typeof MasterKey.load> {
+  try {
+    return MasterKey.load(config.masterKey);
+  } catch (err) {
+    throw err instanceof MasterKeyError ? new ConfigError(err.message) : err;
+  }
 }

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { test } from './helpers/test.ts';
 import { startService, tempDir } from './helpers/service.ts';
 
@@ -74,4 +76,25 @@ test('bad input: clear message on stderr and a non-zero exit', (t) => {
   });
   t.is(badConfig.status, 1);
   t.regex(badConfig.stderr, /OBSCURA_SESSION_LIFE/);
+});
+
+test('a master key that cannot be had: one clear line naming the file, exit 78 for the service and 1 for the CLI, nothing left in the data folder', (t) => {
+  for (const [make, said] of [
+    [(file: string) => mkdirSync(file), /cannot read the master key file .*master\.key \(EISDIR\)/],
+    [(file: string) => writeFileSync(file, 'too short\n'), /master key file .*master\.key does not hold 32 bytes in base64/],
+  ] as const) {
+    const dataDir = tempDir();
+    const keyDir = tempDir();
+    const file = path.join(keyDir, 'master.key');
+    make(file);
+    const env = { ...process.env, OBSCURA_DATA_DIR: dataDir, OBSCURA_MASTER_KEY_FILE: file };
+    const service = spawnSync(process.execPath, ['src/main.ts'], { env, encoding: 'utf8', timeout: 30_000 });
+    t.is(service.status, 78, service.stderr);
+    t.regex(service.stderr, said);
+    t.notRegex(service.stderr, /\n\s+at /, 'no stack trace');
+    const admin = spawnSync(process.execPath, ['src/cli.ts', 'account', 'show', 'a@example.org'], { env, encoding: 'utf8' });
+    t.is(admin.status, 1);
+    t.regex(admin.stderr, said);
+    t.deepEqual(readdirSync(dataDir), [], 'no database made before the key was had');
+  }
 });

@@ -22,6 +22,7 @@ import { createNetns, type Netns, type NsProcess } from './helpers/netns.ts';
 import { addToNetDb, namesOf } from './helpers/i2p-keys.ts';
 import { SHIPPED, networkOptions, siteDeployFolder, visitorConfig } from './helpers/i2p-router.ts';
 import { i2pVisitor, type Exchange } from './helpers/i2p-visitor.ts';
+import { until } from './helpers/until.ts';
 
 const SITE = { ip: '198.18.0.1', port: 12001 };
 const VISITOR = { ip: '198.18.0.2', port: 12002 };
@@ -38,21 +39,6 @@ function tmp(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-i2p-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined, every = 100): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms / 1000} s${last ? ` (last: ${(last as Error).message})` : ''}`);
-    await sleep(every);
-  }
 }
 
 /** The namespace's count of packets and connections that found no route, i.e. tried to leave. */

@@ -20,7 +20,8 @@ import { PHOTO } from './helpers/media.ts';
 import { payload, sha256 } from './helpers/payload.ts';
 import { startTorNetwork, type TorNetwork } from './helpers/tor-network.ts';
 import { ORIGIN_LINE, RUN_SH, onionEnv, startOnionTor, type OnionTor } from './helpers/tor-onion.ts';
-import { pidAlive, until } from './helpers/tor-process.ts';
+import { pidAlive } from './helpers/tor-process.ts';
+import { until } from './helpers/until.ts';
 import { socksHttp, type Exchange, type SocksHttp } from './helpers/tor-socks.ts';
 
 const CLEARNET = 'https://obscura.example';
@@ -88,6 +89,27 @@ test('run.sh writes one hidden-service block that tor --verify-config accepts, f
   }
   t.is(new Set(started).size, 1, `one address across four starts: ${started.join(' ')}`);
   t.true(existsSync(path.join(state, 'onion', 'hs_ed25519_secret_key')));
+});
+
+test("tor's own reading of the shipped configuration: service only, DoS and PoW defences, vanguards-lite, safe logs, no single onion", async (t) => {
+  const dir = tmp(t, 'obscura-tor-dump-');
+  const state = path.join(dir, 'state');
+  const tor = await startOnionTor(state, `unix:${dir}/onion.sock`, NO_NETWORK);
+  await tor.proc.stop('SIGTERM');
+  // --dump-config short: every option whose value differs from tor's default, as tor read it
+  const r = spawnSync('tor', ['--defaults-torrc', '/dev/null', '-f', path.join(state, 'torrc'), '--dump-config', 'short'], { encoding: 'utf8' });
+  t.is(r.status, 0, r.stderr);
+  const effective = new Set(r.stdout.split('\n').map((l) => l.trim()).filter(Boolean));
+  for (const option of [
+    'SocksPort 0', 'ControlPort 0', 'DNSPort 0', 'TransPort 0', 'NATDPort 0', 'ClientOnly 1', 'ExitRelay 0',
+    'HiddenServiceVersion 3', `HiddenServicePort 80 unix:${dir}/onion.sock`,
+    'HiddenServiceEnableIntroDoSDefense 1', 'HiddenServicePoWDefensesEnabled 1',
+    'HiddenServiceMaxStreams 32', 'HiddenServiceMaxStreamsCloseCircuit 1',
+    'VanguardsLiteEnabled 1', 'AvoidDiskWrites 1', 'Log notice stderr',
+  ]) t.true(effective.has(option), `${option} is in effect:\n${r.stdout}`);
+  // SafeLogging 1 is tor's default, so it shows only if something turned it off or to "relay"
+  const changed = [...effective].filter((l) => /^(SafeLogging|HiddenServiceSingleHopMode|HiddenServiceNonAnonymousMode|HiddenServiceExportCircuitID|ControlSocket|HiddenServiceAuthorizeClient) /i.test(l));
+  t.deepEqual(changed, [], 'safe logs, a hidden (not single-hop) service, no control socket, no PROXY header');
 });
 
 test('run.sh refuses what tor refuses, with tor\'s message: the old --HiddenServiceDir on the command line; and a listener off this machine', async (t) => {

@@ -11,6 +11,9 @@ export class IntegrityError extends Error {
   override name = 'IntegrityError';
 }
 
+/** The master key cannot be had: the message names the file or variable and what is wrong. */
+export class MasterKeyError extends Error {}
+
 export class MasterKey {
   readonly #key: Buffer;
 
@@ -19,13 +22,18 @@ export class MasterKey {
     this.#key = Buffer.from(key);
   }
 
-  /** Loads the key; creates the key file when there is neither a key nor a file. */
+  /** Loads the key (a MasterKeyError says what is wrong with it); creates the key file when there is neither a key nor a file. */
   static load(opts: { inline?: string; file: string }): { key: MasterKey; created?: string } {
     if (opts.inline) return { key: new MasterKey(Buffer.from(opts.inline, 'base64')) };
     if (existsSync(opts.file)) {
-      const text = readFileSync(opts.file, 'utf8').trim();
+      let text: string;
+      try {
+        text = readFileSync(opts.file, 'utf8').trim();
+      } catch (err) {
+        throw new MasterKeyError(`cannot read the master key file ${opts.file} (${(err as NodeJS.ErrnoException).code}): it must be readable by the user the service runs as`);
+      }
       const raw = Buffer.from(text, 'base64');
-      if (raw.length !== 32) throw new Error(`the master key file ${opts.file} does not hold 32 bytes in base64`);
+      if (raw.length !== 32) throw new MasterKeyError(`the master key file ${opts.file} does not hold 32 bytes in base64`);
       return { key: new MasterKey(raw) };
     }
     mkdirSync(path.dirname(opts.file), { recursive: true, mode: 0o700 });

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from './child.ts';
-import { Hopeless, startChild, until, type Child } from './tor-process.ts';
+import { startChild, type Child } from './tor-process.ts';
+import { Hopeless, until } from './until.ts';
 
 type Options = [string, string][];
 

@@ -3,7 +3,8 @@
 // run.sh's stdout is exactly one line, OBSCURA_ONION_ORIGIN=http://<56 chars>.onion, printed
 // once tor has loaded the onion keys; tor's own messages are on its stderr.
 import path from 'node:path';
-import { childrenNamed, Hopeless, startChild, until, type Child } from './tor-process.ts';
+import { childrenNamed, startChild, type Child } from './tor-process.ts';
+import { Hopeless, until } from './until.ts';
 
 export const RUN_SH = path.resolve(import.meta.dirname, '../../deploy/tor/run.sh');
 export const ORIGIN_LINE = /^OBSCURA_ONION_ORIGIN=(http:\/\/[a-z2-7]{56}\.onion)\n$/;
