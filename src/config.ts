@@ -2,7 +2,7 @@
 // process with a message that names the variable; nothing is silently coerced.
 import { isIP } from 'node:net';
 import os from 'node:os';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import pkg from '../package.json' with { type: 'json' };
@@ -37,7 +37,19 @@ function parseListen(raw: string): ListenAddress | string {
   if (!m) return 'expected host:port, unix:/absolute/path, or off';
   const port = Number(m[3]);
   if (port > 65535) return 'port must be 0-65535 (0: any free port)';
-  return { kind: 'tcp', host: m[1] ?? m[2], port };
+  const host = m[1] ?? m[2];
+  if (!isHost(host)) return 'the host must be an IP address or a host name';
+  return { kind: 'tcp', host, port };
+}
+
+// labels of letters, digits, '-' and '_' (container networks name services with underscores)
+const HOST_NAME = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/i;
+
+/** An IP address, or a host name whose last label is not a number (URLs read "080" or "127.1" as IPv4). */
+function isHost(host: string): boolean {
+  if (isIP(host)) return true;
+  const last = host.replace(/\.$/, '').split('.').pop()!;
+  return host.length <= 253 && HOST_NAME.test(host) && !/^(\d+|0x[0-9a-f]*)$/i.test(last);
 }
 
 const listen = (loopbackOnly: boolean) =>
@@ -82,8 +94,21 @@ const bytes = z.string().transform((raw, ctx) => {
   }
   const unit = (m[2] ?? 'B').toLowerCase();
   const mult: Record<string, number> = { b: 1, kb: 1000, kib: KiB, mb: 1e6, mib: MiB, gb: 1e9, gib: GiB };
-  return Math.floor(Number(m[1]) * mult[unit]);
+  const n = Math.floor(Number(m[1]) * mult[unit]);
+  if (!Number.isSafeInteger(n)) {
+    ctx.addIssue({ code: 'custom', message: 'is too large: at most 8 PiB' }); // past 2^53 a count of bytes is no longer exact
+    return z.NEVER;
+  }
+  return n;
 });
+
+/** Largest trust-anchor file read: a bundle of every public CA is about 250 KiB. */
+const TRUST_ANCHORS_MAX = 4 * MiB;
+
+/** The longest duration taken: 100 years, so that now plus it is still a date. */
+const DURATION_MAX_MS = 36_500 * 86_400_000;
+/** The longest delay a Node timer holds (about 24.8 days): past it, the timer fires at once. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
 
 // "90s", "15m", "24h", "7d", or plain seconds
 const duration = z.string().transform((raw, ctx) => {
@@ -93,8 +118,16 @@ const duration = z.string().transform((raw, ctx) => {
     return z.NEVER;
   }
   const mult: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  return Number(m[1]) * mult[m[2] ?? 's'];
+  const ms = Number(m[1]) * mult[m[2] ?? 's'];
+  if (!(ms <= DURATION_MAX_MS)) {
+    ctx.addIssue({ code: 'custom', message: 'is too long: at most 36500d (100 years)' });
+    return z.NEVER;
+  }
+  return ms;
 });
+
+// a duration that feeds a Node timer
+const timer = duration.refine((ms) => ms <= TIMER_MAX_MS, 'must be at most 24d: it is a timer, and a longer one fires at once');
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const prefix = z.string().regex(/^[a-z][a-z0-9]{0,15}_$/, 'a key prefix is lowercase letters or digits ending in _');
@@ -117,7 +150,7 @@ const schema = {
       for (const p of list) {
         const r = prefix.safeParse(p);
         if (!r.success) {
-          ctx.addIssue({ code: 'custom', message: `"${p}": ${r.error.issues[0].message}` });
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(p)}: ${r.error.issues[0].message}` }); // quoted: one line, whatever it holds
           return z.NEVER;
         }
       }
@@ -133,17 +166,33 @@ const schema = {
   OBSCURA_SESSION_MAX_FILES: [int(1, 1000), '20'],
   OBSCURA_SCRATCH_DIR: [z.string().min(1), '/dev/shm'],
   OBSCURA_WORKERS: [z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]), 'auto'],
-  OBSCURA_JOB_TIME_LIMIT: [duration, '15m'],
+  OBSCURA_JOB_TIME_LIMIT: [timer, '15m'],
   OBSCURA_RESULT_EXPIRY_DEFAULT: [duration, '1d'],
   OBSCURA_RESULT_EXPIRY_MAX: [duration, '7d'],
   OBSCURA_MAX_PIXELS: [int(1, 1_000_000_000), '50000000'],
   OBSCURA_MAX_FRAMES: [int(1, 1_000_000), '1000'],
   OBSCURA_MAX_VIDEO_DURATION: [duration, '1h'],
   OBSCURA_MAX_VIDEO_RESOLUTION: [z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected WIDTHxHEIGHT, such as 7680x4320'), '7680x4320'],
+  OBSCURA_CONVERT_CPU_BUDGET: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '10m'],
   OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OBSCURA_MAINTENANCE: [bool, 'off'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: [int(1, 86_400), '300'],
+  // abuse resistance: connections, slow bodies, rate limits (README "Limits")
+  OBSCURA_MAX_CONNECTIONS: [int(1, 1_000_000), '512'],
+  OBSCURA_HEADERS_TIMEOUT: [timer, '30s'],
+  OBSCURA_REQUEST_TIMEOUT: [timer, '1h'],
+  OBSCURA_MIN_BODY_RATE: [bytes, '1KiB'],
+  OBSCURA_MIN_BODY_RATE_WINDOW: [timer, '30s'],
+  OBSCURA_MAX_UPLOADS_PER_ACCOUNT: [int(1, 10_000), '4'],
+  OBSCURA_RATE_REQUESTS_PER_MINUTE: [int(1, 1_000_000_000), '600'],
+  OBSCURA_RATE_JOBS_PER_HOUR: [int(1, 1_000_000_000), '60'],
+  OBSCURA_RATE_UPLOAD_PER_HOUR: [bytes, '20GiB'],
+  OBSCURA_RATE_VISITOR_PER_MINUTE: [int(1, 1_000_000_000), '600'],
+  OBSCURA_RATE_BAD_KEYS: [int(1, 1_000_000_000), '50'],
+  OBSCURA_RATE_BAD_KEYS_WINDOW: [timer, '1m'],
+  OBSCURA_RATE_BAD_KEYS_BRAKE: [timer, '5m'],
+  OBSCURA_ONION_PROXY_PROTOCOL: [z.enum(['required', 'off']), 'required'],
 } as const;
 
 type Schema = typeof schema;
@@ -182,11 +231,34 @@ export interface Config {
     maxVideoWidth: number;
     maxVideoHeight: number;
   };
+  /** CPU time one file's conversion may use, in ms. */
+  convert: { cpuBudgetMs: number };
   /** PEM certificates of the C2PA signers the analyse product trusts; empty: none. */
   c2paTrustAnchors: string;
   logLevel: Raw['OBSCURA_LOG_LEVEL'];
   maintenance: { on: boolean; retryAfterS: number };
+  abuse: AbuseLimits;
   version: string;
+}
+
+/** What one client may take of the service; each is a setting (README "Limits"). */
+export interface AbuseLimits {
+  /** Open connections per listener; the next ones are answered 503. */
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** Bytes a second a request body must keep up, measured over the window; 0: not watched. */
+  minBodyRate: number;
+  minBodyRateWindowMs: number;
+  maxUploadsPerAccount: number;
+  requestsPerMinute: number;
+  jobsPerHour: number;
+  uploadBytesPerHour: number;
+  /** Requests a minute per Tor circuit (onion) or per I2P destination. */
+  visitorPerMinute: number;
+  badKeys: { limit: number; windowMs: number; brakeMs: number };
+  /** Whether the onion listener requires tor's PROXY protocol v1 line (HiddenServiceExportCircuitID). */
+  onionProxyProtocol: 'required' | 'off';
 }
 
 export class ConfigError extends Error {}
@@ -215,11 +287,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!problems.length && r.OBSCURA_CHUNK_MAX > r.OBSCURA_FILE_MAX) {
     problems.push('OBSCURA_CHUNK_MAX: must not exceed OBSCURA_FILE_MAX');
   }
+  if (!problems.length && r.OBSCURA_HEADERS_TIMEOUT < 1000) problems.push('OBSCURA_HEADERS_TIMEOUT: must be at least 1s');
+  if (!problems.length && r.OBSCURA_REQUEST_TIMEOUT <= r.OBSCURA_HEADERS_TIMEOUT) {
+    problems.push('OBSCURA_REQUEST_TIMEOUT: must be longer than OBSCURA_HEADERS_TIMEOUT');
+  }
+  for (const name of ['OBSCURA_MIN_BODY_RATE_WINDOW', 'OBSCURA_RATE_BAD_KEYS_WINDOW', 'OBSCURA_RATE_BAD_KEYS_BRAKE'] as const) {
+    if (!problems.length && r[name] < 1000) problems.push(`${name}: must be at least 1s`);
+  }
+  if (!problems.length && r.OBSCURA_RATE_UPLOAD_PER_HOUR < 1) problems.push('OBSCURA_RATE_UPLOAD_PER_HOUR: must be at least 1 byte');
   let c2paTrustAnchors = '';
   if (!problems.length && r.OBSCURA_C2PA_TRUST_ANCHORS) {
     try {
-      c2paTrustAnchors = readFileSync(path.resolve(r.OBSCURA_C2PA_TRUST_ANCHORS), 'utf8');
-      if (!c2paTrustAnchors.includes('-----BEGIN CERTIFICATE-----')) problems.push('OBSCURA_C2PA_TRUST_ANCHORS: the file holds no PEM certificate');
+      const file = path.resolve(r.OBSCURA_C2PA_TRUST_ANCHORS);
+      // a device or a pipe (/dev/zero, a FIFO) would be read forever: a regular file of PEM size only
+      const st = statSync(file);
+      if (!st.isFile()) problems.push('OBSCURA_C2PA_TRUST_ANCHORS: not a regular file');
+      else if (st.size > TRUST_ANCHORS_MAX) problems.push(`OBSCURA_C2PA_TRUST_ANCHORS: the file is over ${TRUST_ANCHORS_MAX / MiB} MiB; it should hold PEM certificates only`);
+      else {
+        c2paTrustAnchors = readFileSync(file, 'utf8');
+        if (!c2paTrustAnchors.includes('-----BEGIN CERTIFICATE-----')) problems.push('OBSCURA_C2PA_TRUST_ANCHORS: the file holds no PEM certificate');
+      }
     } catch {
       problems.push('OBSCURA_C2PA_TRUST_ANCHORS: cannot read the file');
     }
@@ -273,9 +360,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxVideoWidth: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[0]),
       maxVideoHeight: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[1]),
     },
+    convert: { cpuBudgetMs: r.OBSCURA_CONVERT_CPU_BUDGET },
     c2paTrustAnchors,
     logLevel: r.OBSCURA_LOG_LEVEL,
     maintenance: { on: r.OBSCURA_MAINTENANCE, retryAfterS: r.OBSCURA_MAINTENANCE_RETRY_AFTER },
+    abuse: {
+      maxConnections: r.OBSCURA_MAX_CONNECTIONS,
+      headersTimeoutMs: r.OBSCURA_HEADERS_TIMEOUT,
+      requestTimeoutMs: r.OBSCURA_REQUEST_TIMEOUT,
+      minBodyRate: r.OBSCURA_MIN_BODY_RATE,
+      minBodyRateWindowMs: r.OBSCURA_MIN_BODY_RATE_WINDOW,
+      maxUploadsPerAccount: r.OBSCURA_MAX_UPLOADS_PER_ACCOUNT,
+      requestsPerMinute: r.OBSCURA_RATE_REQUESTS_PER_MINUTE,
+      jobsPerHour: r.OBSCURA_RATE_JOBS_PER_HOUR,
+      uploadBytesPerHour: r.OBSCURA_RATE_UPLOAD_PER_HOUR,
+      visitorPerMinute: r.OBSCURA_RATE_VISITOR_PER_MINUTE,
+      badKeys: { limit: r.OBSCURA_RATE_BAD_KEYS, windowMs: r.OBSCURA_RATE_BAD_KEYS_WINDOW, brakeMs: r.OBSCURA_RATE_BAD_KEYS_BRAKE },
+      onionProxyProtocol: r.OBSCURA_ONION_PROXY_PROTOCOL,
+    },
     version: pkg.version,
   };
 }

@@ -1,7 +1,7 @@
 // Starts the service: configuration, stores, one listener per network.
 import { ConfigError, loadConfig, NETWORKS } from './config.ts';
 import { createApp } from './http/app.ts';
-import { closeListener, listen, ListenError, type Listener } from './http/listeners.ts';
+import { closeListener, listen, ListenError, listenOptions, type Listener } from './http/listeners.ts';
 import { createServices } from './services.ts';
 
 async function main(): Promise<void> {
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const listeners: Listener[] = [];
   for (const network of NETWORKS) {
     try {
-      const l = await listen(network, config.listen[network], createApp(network, services));
+      const l = await listen(network, config.listen[network], createApp(network, services), listenOptions(config, log));
       if (l) listeners.push(l);
     } catch (err) {
       const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';

@@ -7,6 +7,7 @@ import { Accounts } from './domain/accounts.ts';
 import { ApiKeys } from './domain/api-keys.ts';
 import { Jobs } from './domain/jobs.ts';
 import { Maintenance } from './domain/maintenance.ts';
+import { RateLimits } from './domain/rate-limits.ts';
 import { analyseRunner } from './domain/runners/analyse.ts';
 import { convertRunner } from './domain/runners/convert.ts';
 import { hideRunner, revealRunner } from './domain/runners/stego.ts';
@@ -37,6 +38,8 @@ export interface Services {
   uploads: Uploads;
   jobs: Jobs;
   pool: WorkerPool;
+  /** What one client may ask of the service, in memory, shared by the three listeners. */
+  rateLimits: RateLimits;
   /** Set when this start created the master key file. */
   masterKeyCreated?: string;
   close(): Promise<void>;
@@ -59,7 +62,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     formerPrefixes: config.keyPrefix.former,
   });
   const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS);
-  const sessions = new Sessions(repos.sessions, config.limits);
+  const sessions = new Sessions(repos.sessions, repos.jobs, config.limits);
   const sealer = new Sealer(masterKey.derive('row-sealer'));
   const uploads = new Uploads({
     rows: repos.uploads,
@@ -83,7 +86,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     log,
     limits: config.jobs,
   });
-  jobs.register(convertRunner({ uploads, limits: config.media }));
+  jobs.register(convertRunner({ uploads, limits: config.media, cpuBudgetMs: config.convert.cpuBudgetMs }));
   jobs.register(hideRunner({ uploads, limits: config.media }));
   jobs.register(revealRunner({ uploads, limits: config.media }));
   jobs.register(analyseRunner({ uploads, limits: config.media, c2paTrustAnchors: config.c2paTrustAnchors || undefined }));
@@ -102,6 +105,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     uploads,
     jobs,
     pool,
+    rateLimits: new RateLimits(config.abuse),
     masterKeyCreated: created,
     async close() {
       await jobs.stop();

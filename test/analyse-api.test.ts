@@ -180,20 +180,26 @@ test('v1: create-media-url, PATCH chunks, analyse, poll status until COMPLETED, 
   await run(true, false);
   await run(false, true);
 
-  // bad requests: v1 answers 422 with a message, 401 without a key, 404 for an unknown job
+  // bad requests: v1 answers 422 with a message (an unknown key too: SEED-SPEC keeps 404 for
+  // resumableDelete alone), 401 without a key
   const bad = [
     await c.send('POST', '/v1/job/analyse', { json: { key: 'nope', enableTips: true, enableExtraAnalysis: false } }),
     await c.send('POST', '/v1/job/analyse', { json: { enableTips: true, enableExtraAnalysis: false } }),
     await c.send('POST', '/v1/job/analyse', { json: { key: 'x', enableTips: 'yes', enableExtraAnalysis: false } }),
   ];
-  t.deepEqual(bad.map((b) => b.status), [404, 422, 422]);
+  t.deepEqual(bad.map((b) => b.status), [422, 422, 422]);
+  t.is(bad[0].body.error, 'upload_not_found');
   const half = await c.create('half.jpg', 1000);
   const hk = c.keyOf(half.headers.get('location')!);
   await c.patch(hk, 0, bytes.subarray(0, 400));
   const incomplete = await c.send('POST', '/v1/job/analyse', { json: { key: hk, enableTips: false, enableExtraAnalysis: false } });
   t.is(incomplete.status, 422);
   t.regex(incomplete.body.message, /not complete: 400 of 1000 bytes/);
-  t.is((await c.send('POST', '/v1/job/status/job_unknown')).status, 404);
+  for (const [method, path] of [['POST', '/v1/job/status/job_unknown'], ['GET', '/v1/job/result/job_unknown']] as const) {
+    const unknown = await c.send(method, path);
+    t.is(unknown.status, 422, `${method} ${path}`);
+    t.is(unknown.body.error, 'job_not_found');
+  }
   t.is((await fetch(`${svc.url.i2p}/v1/job/status/x`, { method: 'POST' })).status, 401);
 });
 

@@ -84,7 +84,7 @@ test('run.sh writes one hidden-service block that tor --verify-config accepts, f
     t.regex(lines[0], /^HiddenServiceDir /, 'the block opens before any per-service option');
     t.deepEqual(lines.filter((l) => /^HiddenServicePort /i.test(l)), [`HiddenServicePort 80 ${target}`], `port 80 goes to ${listen ?? 'the default listener'}`);
     for (const option of ['HiddenServicePoWDefensesEnabled 1', 'HiddenServiceEnableIntroDoSDefense 1', 'HiddenServiceMaxStreamsCloseCircuit 1']) t.true(lines.includes(option), option);
-    t.false(lines.some((l) => /ExportCircuitID/i.test(l)), 'no PROXY header: the service does not read one');
+    t.deepEqual(lines.filter((l) => /ExportCircuitID/i.test(l)), ['HiddenServiceExportCircuitID haproxy'], "a PROXY line with the circuit on every connection: the onion listener reads it");
     t.regex(readFileSync(torrc, 'utf8'), new RegExp(`^DataDirectory ${state}$`, 'm'));
   }
   t.is(new Set(started).size, 1, `one address across four starts: ${started.join(' ')}`);
@@ -104,12 +104,12 @@ test("tor's own reading of the shipped configuration: service only, DoS and PoW 
     'SocksPort 0', 'ControlPort 0', 'DNSPort 0', 'TransPort 0', 'NATDPort 0', 'ClientOnly 1', 'ExitRelay 0',
     'HiddenServiceVersion 3', `HiddenServicePort 80 unix:${dir}/onion.sock`,
     'HiddenServiceEnableIntroDoSDefense 1', 'HiddenServicePoWDefensesEnabled 1',
-    'HiddenServiceMaxStreams 32', 'HiddenServiceMaxStreamsCloseCircuit 1',
+    'HiddenServiceMaxStreams 32', 'HiddenServiceMaxStreamsCloseCircuit 1', 'HiddenServiceExportCircuitID haproxy',
     'VanguardsLiteEnabled 1', 'AvoidDiskWrites 1', 'Log notice stderr',
   ]) t.true(effective.has(option), `${option} is in effect:\n${r.stdout}`);
   // SafeLogging 1 is tor's default, so it shows only if something turned it off or to "relay"
-  const changed = [...effective].filter((l) => /^(SafeLogging|HiddenServiceSingleHopMode|HiddenServiceNonAnonymousMode|HiddenServiceExportCircuitID|ControlSocket|HiddenServiceAuthorizeClient) /i.test(l));
-  t.deepEqual(changed, [], 'safe logs, a hidden (not single-hop) service, no control socket, no PROXY header');
+  const changed = [...effective].filter((l) => /^(SafeLogging|HiddenServiceSingleHopMode|HiddenServiceNonAnonymousMode|ControlSocket|HiddenServiceAuthorizeClient) /i.test(l));
+  t.deepEqual(changed, [], 'safe logs, a hidden (not single-hop) service, no control socket');
 });
 
 test('run.sh refuses what tor refuses, with tor\'s message: the old --HiddenServiceDir on the command line; and a listener off this machine', async (t) => {
@@ -241,7 +241,10 @@ test('the onion service on a private Tor network: started by the shipped run.sh,
   timings.originPrinted = ms(phase);
 
   // 3. the service, told its onion origin; fake clearnet and I2P origins that must never show
-  svc = await startService({ OBSCURA_ONION_LISTEN: `unix:${socket}`, OBSCURA_ONION_ORIGIN: O, OBSCURA_CLEARNET_ORIGIN: CLEARNET, OBSCURA_I2P_ORIGIN: I2P });
+  // PROXY lines required, as shipped (the test helper turns them off for tests without tor):
+  // every answer below is proof that tor sends one on every connection
+  const serviceEnv = { OBSCURA_ONION_LISTEN: `unix:${socket}`, OBSCURA_ONION_ORIGIN: O, OBSCURA_CLEARNET_ORIGIN: CLEARNET, OBSCURA_I2P_ORIGIN: I2P, OBSCURA_ONION_PROXY_PROTOCOL: 'required' };
+  svc = await startService(serviceEnv);
   const nodes = network.nodes.map((n) => n.nick);
   await until('the onion descriptor stored on every HSDir', 90_000, () => {
     if (!onion!.proc.alive()) throw new Error(`run.sh exited:\n${onion!.proc.output()}`);
@@ -375,6 +378,36 @@ test('the onion service on a private Tor network: started by the shipped run.sh,
   const again = await until('GET /api/status through the onion after the restart', 60_000, () => http.json('GET', `${O}/api/status`, {}), 500);
   t.is(again.json.status, 'UP');
   timings.restartToAnswer = ms(phase);
+
+  // 9. per-circuit limits from the circuit ids the real tor sends: the service again, at 5
+  // requests a minute per circuit. Each request is a new SOCKS connection, so a new stream and
+  // a new connection to the listener; what they share is the circuit tor isolates per SOCKS
+  // username. One circuit runs into 429; a fresh circuit is served at once.
+  phase = performance.now();
+  const first = svc;
+  svc = undefined;
+  await first.close();
+  svc = await startService({ ...serviceEnv, OBSCURA_RATE_VISITOR_PER_MINUTE: '5' });
+  const overA = socksHttp(socksPort, 'circuit-a');
+  const firstA = await until('GET /api/status over a new circuit', 60_000, () => overA.json('GET', `${O}/api/status`, {}), 500);
+  t.is(firstA.status, 200);
+  let servedA = 1;
+  let limitedA: Exchange & { json: any } | undefined;
+  for (let i = 0; i < 20 && !limitedA; i++) {
+    const r = await overA.json('GET', `${O}/api/status`, {});
+    if (r.status === 200) servedA++;
+    else limitedA = r;
+  }
+  t.is(limitedA?.status, 429, 'one circuit runs into its limit');
+  t.is(limitedA?.json.error, 'rate_limited');
+  t.regex(String(limitedA?.headers['retry-after']), /^\d+$/);
+  t.true(servedA <= 5, `at most 5 served over one circuit (${servedA})`);
+  t.log(`served over one circuit before its 429: ${servedA}`);
+  const overB = socksHttp(socksPort, 'circuit-b');
+  const firstB = await until('GET /api/status over a second new circuit', 60_000, () => overB.json('GET', `${O}/api/status`, {}), 500);
+  t.is(firstB.status, 200, 'a fresh circuit is counted on its own: the listener tells circuits apart');
+  t.false(svc.logs.some((l) => /fc00|dead:beef/.test(l)), 'no circuit id in the logs');
+  timings.perCircuit = ms(phase);
 
   timings.total = ms(t0);
   t.log(`timings (ms): ${JSON.stringify(timings)}`);

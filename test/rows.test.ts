@@ -1,8 +1,10 @@
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from './helpers/test.ts';
 import { tempDir } from './helpers/service.ts';
 import { migrate, openDb } from '../src/store/sqlite/db.ts';
 import { migrations } from '../src/store/sqlite/migrations.ts';
+import { SqliteJobs } from '../src/store/sqlite/jobs.ts';
 
 test('numbered migrations apply once, in order, and survive a reopen', (t) => {
   const file = path.join(tempDir(), 'obscura.db');
@@ -17,4 +19,31 @@ test('numbered migrations apply once, in order, and survive a reopen', (t) => {
   t.is((again.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode, 'wal');
   t.is((again.prepare('PRAGMA secure_delete').get() as { secure_delete: number }).secure_delete, 1);
   again.close();
+});
+
+test('migration 4 settles the duplicate active jobs the old race left, then one active job per session holds in the database', (t) => {
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  for (const m of migrations.filter((m) => m.version < 4)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(m.version);
+  }
+  db.exec("INSERT INTO accounts VALUES ('acc', 'a@example.org', 0, NULL, 0)");
+  db.exec("INSERT INTO sessions VALUES ('s1', 'acc', 'hide', 0, 9e15), ('s2', 'acc', 'convert', 0, 9e15)");
+  const job = db.prepare("INSERT INTO jobs (id, account_id, session_id, product, state, sealed, expiry_ms, created_at) VALUES (?, 'acc', ?, 'hide', ?, x'00', 1, ?)");
+  job.run('old', 's1', 'queued', 1);
+  job.run('older', 's1', 'processing', 0);
+  job.run('new', 's1', 'queued', 2);
+  job.run('done', 's1', 'completed', 3);
+  job.run('alone', 's2', 'queued', 1);
+  t.is(migrate(db), migrations.length - 3);
+  const states = Object.fromEntries((db.prepare('SELECT id, state, error FROM jobs').all() as { id: string; state: string; error: string | null }[]).map((r) => [r.id, `${r.state}${r.error ? `:${r.error}` : ''}`]));
+  t.deepEqual(states, { old: 'failed:superseded', older: 'failed:superseded', new: 'queued', done: 'completed', alone: 'queued' });
+  const jobs = new SqliteJobs(db);
+  const row = { ...jobs.byId('new')!, id: 'another', state: 'queued' as const };
+  t.false(jobs.insertIfIdle(row), 's1 has its active job');
+  t.is(jobs.activeForSession('s1')?.id, 'new');
+  jobs.update('new', { state: 'completed' });
+  t.true(jobs.insertIfIdle(row), 'once it ends, the next may start');
+  t.throws(() => job.run('twin', 's2', 'processing', 5), { message: /UNIQUE/ });
 });

@@ -85,6 +85,8 @@ export interface Runner {
 
 interface Sealed {
   options: Record<string, unknown>;
+  /** The uploads validated at start: the job reads exactly these (absent on older jobs). */
+  inputs?: string[];
   report?: Record<string, unknown>;
 }
 
@@ -178,10 +180,9 @@ export class Jobs {
     }
     const session = this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
     const expiryMs = this.#expiry(body.expiry);
-    const active = this.#rows.latestForSession(session.id);
-    if (active && !TERMINAL.includes(active.state)) {
-      throw new AppError('conflict', 'job_in_progress', 'A job is already running on this session; poll it until it finishes.', { job_uid: active.id });
-    }
+    // Checked here to spare the validation; the insert below is what holds under a race.
+    const active = this.#rows.activeForSession(session.id);
+    if (active) throw jobInProgress(active);
     const files = this.#uploads.listFiles(session);
     if (files.some((f) => f.status !== 'completed')) {
       throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
@@ -209,8 +210,11 @@ export class Jobs {
       expiresAt: null,
       resultsState: 'none',
     };
-    job.sealed = this.#sealer.seal(`job:${job.id}`, { options } satisfies Sealed);
-    this.#rows.insert(job);
+    job.sealed = this.#sealer.seal(`job:${job.id}`, { options, inputs: inputs.map((u) => u.id) } satisfies Sealed);
+    for (let tries = 0; !this.#rows.insertIfIdle(job); tries++) {
+      const winner = this.#rows.activeForSession(session.id);
+      if (winner || tries > 0) throw jobInProgress(winner);
+    }
     this.#queue.notify();
     return job;
   }
@@ -274,7 +278,7 @@ export class Jobs {
     if (!TERMINAL.includes(job.state)) {
       throw new AppError('conflict', 'job_not_finished', 'The job has not finished yet; poll it until it does.', { retry_after: 2 });
     }
-    if (job.resultsState === 'expired') throw new AppError('gone', 'results_expired', 'These results have expired and were destroyed.');
+    if (this.expired(job)) throw new AppError('gone', 'results_expired', 'These results have expired and were destroyed.');
     const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
     return {
       report: sealed.report ?? {},
@@ -287,11 +291,19 @@ export class Jobs {
     const a = typeof assetId === 'string' && assetId.length < 80 ? this.#assets.byId(assetId) : undefined;
     const job = a && this.#rows.byId(a.jobId);
     if (!a || !job || a.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'asset_not_found', 'No such file.');
-    if (a.state !== 'available') throw new AppError('gone', 'results_expired', 'This file has expired and was destroyed.');
+    if (a.state !== 'available' || this.expired(job)) throw new AppError('gone', 'results_expired', 'This file has expired and was destroyed.');
     return {
       asset: { ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) },
       read: (range) => this.#blobs.read(a.id, range),
     };
+  }
+
+  /**
+   * Whether the job's results are past their expiry: checked on every read, so they are gone
+   * the moment `expires_at` passes; the janitor (expire()) only reclaims the space later.
+   */
+  expired(job: JobRow, now = Date.now()): boolean {
+    return job.resultsState === 'expired' || (job.expiresAt !== null && job.expiresAt <= now);
   }
 
   /** Destroys the results of every job whose expiry has passed. Returns how many jobs. */
@@ -329,6 +341,11 @@ export class Jobs {
         this.#finish(job, { state: 'failed', message: 'The session expired before the job could run.', error: 'session_expired', report: {} });
         return;
       }
+      const inputs = sealed.inputs ? this.#uploads.exactly(session, sealed.inputs) : this.#inputs(session);
+      if (!inputs) {
+        this.#finish(job, { state: 'failed', message: 'A file of the session is no longer there; start a new session.', error: 'inputs_gone', report: {} });
+        return;
+      }
       await this.#discardAssets(job.id); // a previous, interrupted attempt may have left some
       this.#rows.update(job.id, { progress: 0, progressMessage: 'Started.' });
       let position = 0;
@@ -337,7 +354,7 @@ export class Jobs {
         job,
         session,
         options: sealed.options,
-        inputs: this.#inputs(session),
+        inputs,
         signal: ac.signal,
         pool: this.#pool,
         scratch: this.#scratch,
@@ -456,6 +473,10 @@ export class Jobs {
     }
     return ms;
   }
+}
+
+function jobInProgress(active: JobRow | undefined): AppError {
+  return new AppError('conflict', 'job_in_progress', 'A job is already queued or running on this session; poll it until it finishes.', active && { job_uid: active.id });
 }
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());

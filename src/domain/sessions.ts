@@ -1,6 +1,6 @@
 // A session groups the files of one task (a hide, a reveal, an analysis, a conversion).
 // It belongs to one account and lives a fixed time; afterwards every call on it is 410.
-import type { Account, SessionRepository, SessionRow, SessionType } from '../store/repositories.ts';
+import type { Account, JobRepository, SessionRepository, SessionRow, SessionType } from '../store/repositories.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
@@ -28,10 +28,12 @@ export function stepRules(type: SessionType, maxFiles: number): Record<number, {
 
 export class Sessions {
   readonly #repo: SessionRepository;
+  readonly #jobs: Pick<JobRepository, 'activeForSession'>;
   readonly limits: SessionLimits;
 
-  constructor(repo: SessionRepository, limits: SessionLimits) {
+  constructor(repo: SessionRepository, jobs: Pick<JobRepository, 'activeForSession'>, limits: SessionLimits) {
     this.#repo = repo;
+    this.#jobs = jobs;
     this.limits = limits;
   }
 
@@ -55,6 +57,19 @@ export class Sessions {
       throw new AppError('gone', 'session_expired', 'This session has expired; start a new one.');
     }
     return row;
+  }
+
+  /**
+   * A session's files are frozen while a job is queued or running on it: the job reads exactly
+   * the files it validated at start, so none may be added or removed under it (409).
+   */
+  assertIdle(row: SessionRow): void {
+    const job = this.#jobs.activeForSession(row.id);
+    if (job) {
+      throw new AppError('conflict', 'session_busy', "A job is queued or running on this session: its files cannot change until the job ends; poll it, or start a new session.", {
+        job_uid: job.id,
+      });
+    }
   }
 
   /** For the job engine, which already knows whose session it is. */

@@ -111,6 +111,7 @@ export class Uploads {
       await this.#end(row, 'expired');
       throw gone({ ...row, state: 'expired' });
     }
+    this.#assertIdle(row);
     await this.#end(row, 'deleted');
   }
 
@@ -142,6 +143,7 @@ export class Uploads {
       throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
     }
     const session = this.#sessions.get(account, input.uploadUid);
+    this.#sessions.assertIdle(session);
     const step = typeof input.step === 'number' ? input.step : typeof input.step === 'string' && /^\d{1,2}$/.test(input.step) ? Number(input.step) : NaN;
     const rules = stepRules(session.type, this.limits.sessionMaxFiles);
     const rule = rules[step];
@@ -221,6 +223,7 @@ export class Uploads {
   async appendTus(id: string, body: ByteSource, offset: number): Promise<number> {
     const row = this.#rows.byId(id);
     if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
+    this.#assertIdle(row);
     return this.#append(row, body, { expectOffset: offset, maxBytes: row.size - offset, keepPartial: true });
   }
 
@@ -232,18 +235,34 @@ export class Uploads {
     return { row, offset, metadata: this.#secret(row).metadata ?? {} };
   }
 
-  /** The upload, if the account owns it; 404 otherwise. */
-  owned(account: Account, id: string): UploadRow {
-    return this.#owned(account, id);
+  /** The upload, if the account owns it (and it came in that way, when `via` is given); 404 otherwise. */
+  owned(account: Account, id: string, via?: UploadVia): UploadRow {
+    return this.#owned(account, id, via);
   }
 
+  /** TUS termination: only a TUS upload, and not while a job works on its session. */
   async remove(id: string): Promise<void> {
     const row = this.#rows.byId(id);
-    if (row && (row.state === 'uploading' || row.state === 'completed')) await this.#end(row, 'deleted');
+    if (!row || row.via !== 'tus') throw new BlobNotFoundError('no such upload');
+    if (row.state !== 'uploading' && row.state !== 'completed') return;
+    this.#assertIdle(row);
+    await this.#end(row, 'deleted');
+  }
+
+  /** Removes every trace of a TUS upload whose creation request failed: it was never handed out. */
+  async abandon(id: string): Promise<void> {
+    const row = this.#rows.byId(id);
+    if (row?.via === 'tus' && row.state !== 'deleted' && row.state !== 'expired') await this.#discard(row);
   }
 
   listFiles(session: SessionRow): FileView[] {
     return this.#rows.liveInSession(session.id).map((r) => this.view(r));
+  }
+
+  /** Exactly these completed uploads of the session, in this order; undefined if one is gone. */
+  exactly(session: SessionRow, ids: readonly string[]): UploadRow[] | undefined {
+    const rows = ids.map((id) => this.#rows.byId(id));
+    return rows.every((r) => r && r.sessionId === session.id && r.state === 'completed') ? (rows as UploadRow[]) : undefined;
   }
 
   /** The session's completed uploads by step, then in the order they arrived. */
@@ -257,7 +276,7 @@ export class Uploads {
   view(row: UploadRow): FileView {
     return {
       storage_uid: row.id,
-      name: this.#secret(row).name,
+      name: safeName(this.#secret(row).name), // names stored before safeName() existed, too
       step: row.step,
       size: row.size,
       status: row.state === 'completed' ? 'completed' : 'uploading',
@@ -388,6 +407,12 @@ export class Uploads {
     this.#rows.delete(row.id);
   }
 
+  /** 409 while a job is queued or running on the upload's session (its files are frozen). */
+  #assertIdle(row: UploadRow): void {
+    const session = row.sessionId ? this.#sessions.byIdUnchecked(row.sessionId) : undefined;
+    if (session) this.#sessions.assertIdle(session);
+  }
+
   #secret(row: UploadRow): UploadPrivate {
     return this.#sealer.open<UploadPrivate>(`upload:${row.id}`, row.sealed);
   }
@@ -403,7 +428,7 @@ function gone(row: Pick<UploadRow, 'state'>): AppError {
     : new AppError('gone', 'upload_expired', 'This upload has expired and its bytes were destroyed.');
 }
 
-/** A file name as the user gave it, minus any path and control characters. */
+/** A file name as the user gave it, as safeName() makes it; 422 for a name too long or not a string. */
 export function cleanName(raw: unknown): string {
   if (raw === undefined || raw === null || raw === '') return 'file';
   if (typeof raw !== 'string') throw new AppError('invalid', 'invalid_name', 'name must be a string.');
@@ -415,13 +440,32 @@ export function cleanName(raw: unknown): string {
       /* not percent-encoded after all */
     }
   }
-  name = name.split(/[\\/]/).pop() ?? '';
-  name = name.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  if (name === '' || name === '.' || name === '..') name = 'file';
-  if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) {
+  if (Buffer.byteLength(safeName(name, Infinity), 'utf8') > MAX_NAME_BYTES) {
     throw new AppError('invalid', 'name_too_long', `The file name is longer than ${MAX_NAME_BYTES} bytes.`);
   }
-  return name;
+  return safeName(name);
+}
+
+// Characters that look like a path separator without being one (a name shown as "a∕b" must
+// not read as a folder), replaced by "_".
+const LOOKALIKE_SEPARATORS = /[\u2044\u2215\u2216\u2571\u2572\u29f5\u29f8\u29f9\ufe68\uff0f\uff3c]/g;
+// Controls (C0, DEL, C1), format characters (category Cf: bidi overrides and isolates such as
+// U+202E, which makes "<RLO>gpj.exe" display as "exe.jpg", zero-width characters, the BOM),
+// line and paragraph separators, and lone surrogates: removed.
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+
+/**
+ * A name safe to list and to offer for download: its last path segment, NFC, without invisible
+ * or direction-changing characters or look-alike separators, at most `maxBytes` of UTF-8
+ * (cut on a character boundary). Never throws: also used for names read back out of files.
+ */
+export function safeName(raw: string, maxBytes = MAX_NAME_BYTES): string {
+  let name = raw.normalize('NFC').split(/[\\/]/).pop() ?? '';
+  name = name.replace(INVISIBLE, '').replace(LOOKALIKE_SEPARATORS, '_').trim();
+  if (name === '' || name === '.' || name === '..') return 'file';
+  const bytes = Buffer.from(name, 'utf8');
+  // a character cut in two decodes as U+FFFD at the end: drop it
+  return bytes.length <= maxBytes ? name : bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
 }
 
 function cleanClientId(raw: unknown): string | undefined {

@@ -5,6 +5,7 @@ import type { Config, Network } from '../config.ts';
 import type { ApiKeys } from '../domain/api-keys.ts';
 import type { Jobs } from '../domain/jobs.ts';
 import type { Maintenance } from '../domain/maintenance.ts';
+import type { RateLimits } from '../domain/rate-limits.ts';
 import type { Sessions } from '../domain/sessions.ts';
 import type { Uploads } from '../domain/uploads.ts';
 import type { Logger } from '../log.ts';
@@ -19,10 +20,13 @@ import { statusRoutes } from './api/status.ts';
 import type { AppState } from './context.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { errorBoundary } from './middleware/errors.ts';
+import { minBodyRate } from './middleware/body-rate.ts';
 import { maintenanceGate } from './middleware/maintenance.ts';
 import { onionLocation } from './middleware/onion-location.ts';
 import { requestId } from './middleware/request-id.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
+import { visitorLimit } from './middleware/visitor-limit.ts';
+import { v1StatusTable } from './v1/errors.ts';
 import { v1JobRoutes } from './v1/jobs.ts';
 import { v1UploadRoutes } from './v1/upload.ts';
 
@@ -34,6 +38,7 @@ export interface AppDeps {
   sessions: Sessions;
   uploads: Uploads;
   jobs: Jobs;
+  rateLimits: RateLimits;
 }
 
 export const SERVICE_NAME = 'obscura';
@@ -47,8 +52,11 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
   app.use(accessLog(deps.log));
   app.use(securityHeaders());
   if (network === 'clearnet' && deps.config.onionLocation) app.use(onionLocation(deps.config.onionLocation));
+  app.use(v1StatusTable());
   app.use(errorBoundary(deps.log));
   app.use(maintenanceGate(deps.maintenance, service));
+  app.use(visitorLimit(deps.rateLimits));
+  app.use(minBodyRate(deps.config.abuse.minBodyRate, deps.config.abuse.minBodyRateWindowMs));
 
   const routers = [
     statusRoutes(service),

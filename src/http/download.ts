@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { AppError } from '../domain/errors.ts';
+import { safeName } from '../domain/uploads.ts';
 import type { Ctx } from './context.ts';
 
 /**
@@ -12,7 +13,7 @@ export function sendFile(
   read: (range?: { start: number; end: number }) => Readable,
 ): void {
   ctx.set('Accept-Ranges', 'bytes');
-  ctx.set('Content-Disposition', contentDisposition(file.name));
+  ctx.set('Content-Disposition', contentDisposition(safeName(file.name)));
   ctx.type = file.mimeType;
   const header = ctx.get('range');
   const range = header ? parseRange(header, file.size) : undefined;

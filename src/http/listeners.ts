@@ -4,25 +4,49 @@ import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net, { type Socket } from 'node:net';
 import type Koa from 'koa';
-import type { ListenAddress, Network } from '../config.ts';
+import type { Config, ListenAddress, Network } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { gateConnections, type Gate } from './connection-gate.ts';
 import type { AppState } from './context.ts';
 import { takeNetworkHeaders } from './network-headers.ts';
+import { rawAnswer } from './raw-answer.ts';
 
 export interface Listener {
   network: Network;
   server: http.Server;
   /** Where it listens, for the start-up banner and the tests. */
   address: string;
+  gate: Gate;
 }
 
-export async function listen(network: Network, addr: ListenAddress, app: Koa<AppState>): Promise<Listener | undefined> {
+/** What a listener enforces before its app runs. Bare listeners (tests of one middleware) cap nothing. */
+export interface ListenOptions {
+  /** Open connections at once; the next ones are answered 503 (README "Limits"). */
+  maxConnections?: number;
+  headersTimeoutMs?: number;
+  /** The whole request, body included: a backstop behind the body-rate watcher. */
+  requestTimeoutMs?: number;
+  /** The onion listener only: require tor's PROXY protocol v1 line on every connection. */
+  onionProxyProtocol?: 'required' | 'off';
+  log?: Logger;
+}
+
+export function listenOptions(config: Config, log: Logger): ListenOptions {
+  const a = config.abuse;
+  return { maxConnections: a.maxConnections, headersTimeoutMs: a.headersTimeoutMs, requestTimeoutMs: a.requestTimeoutMs, onionProxyProtocol: a.onionProxyProtocol, log };
+}
+
+export async function listen(network: Network, addr: ListenAddress, app: Koa<AppState>, opts: ListenOptions = {}): Promise<Listener | undefined> {
   if (addr.kind === 'off') return undefined;
   const handle = app.callback();
+  const headersTimeout = opts.headersTimeoutMs ?? 30_000;
   const server = http.createServer(
     {
       maxHeaderSize: 16 * 1024,
-      headersTimeout: 60_000,
-      requestTimeout: 0, // uploads over Tor are slow; body progress is watched per route
+      headersTimeout,
+      // A slow body is ended long before this by the body-rate watcher (middleware/body-rate.ts);
+      // this bounds one that keeps the minimum rate (100 MiB at 1 KiB/s would take 28 hours).
+      requestTimeout: opts.requestTimeoutMs ?? 3_600_000,
       keepAliveTimeout: 5_000,
     },
     (req, res) => {
@@ -32,6 +56,14 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
   );
   server.timeout = 120_000; // an idle socket (a stalled body, a slowloris) is closed after 2 minutes
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(err, socket));
+  // only the onion listener is reached through tor, so only it can carry tor's PROXY line
+  const gate = gateConnections(server, {
+    network,
+    maxConnections: opts.maxConnections ?? Infinity,
+    proxyProtocol: network === 'onion' && opts.onionProxyProtocol === 'required',
+    waitMs: headersTimeout,
+    log: opts.log,
+  });
   if (addr.kind === 'unix') await clearStaleSocket(network, addr.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -46,7 +78,7 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
   });
   const a = server.address();
   const address = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : '?';
-  return { network, server, address };
+  return { network, server, address, gate };
 }
 
 export class ListenError extends Error {}
@@ -74,7 +106,7 @@ async function clearStaleSocket(network: Network, path: string): Promise<void> {
 }
 
 // Errors Node raises before a request reaches the app (oversized headers, malformed
-// requests) still get a JSON body.
+// requests) still get a JSON body and the security headers every answer carries.
 function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
@@ -86,16 +118,13 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ETIMEDOUT'
         ? [408, 'request_timeout', 'The request took too long to arrive.']
         : [400, 'bad_request', 'The request could not be parsed.'];
-  const body = JSON.stringify({ error: code, message });
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawAnswer(status, code, message));
 }
 
 export function closeListener(l: Listener): Promise<void> {
   return new Promise((resolve) => {
     l.server.close(() => resolve());
     l.server.closeIdleConnections();
+    l.gate.closeHeld();
   });
 }

@@ -18,13 +18,22 @@ export interface ConvertArgs {
   outDir: string;
   options: ConvertOptions;
   limits: MediaLimits;
+  /** OBSCURA_CONVERT_CPU_BUDGET, in ms. */
+  cpuBudgetMs?: number;
 }
 
 export const engines: Record<string, (args: unknown, ctx: EngineContext) => Promise<unknown>> = {
   async convert(args, ctx) {
     const a = args as ConvertArgs;
     const { convert } = await import('./convert/index.ts');
-    return convert(a.input, a.outDir, a.options, { limits: a.limits, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    return convert(a.input, a.outDir, a.options, { limits: a.limits, cpuBudgetMs: a.cpuBudgetMs, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+  },
+  /** A convert job's limits, at its start: the header is read with no limit, then held to every limit, input and output. */
+  async convertCheck(args, ctx) {
+    const a = args as { input: string; options: ConvertOptions; limits: MediaLimits };
+    const { probeDetailed } = await import('./probe.ts');
+    const { UNBOUNDED, checkLimits } = await import('./convert/output-limits.ts');
+    checkLimits(await probeDetailed(a.input, UNBOUNDED, { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap }), a.options, a.limits);
   },
   async hide(args, ctx) {
     const a = args as { cover: string; secrets: { path: string; name: string }[]; keys: MessagePort; outDir: string; format: 'png' | 'webp' | 'avif' | 'mkv' | 'webm'; limits: MediaLimits };

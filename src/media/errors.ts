@@ -7,6 +7,10 @@ export type MediaErrorCode =
   | 'empty'
   | 'invalid_option'
   | 'engine_failed'
+  /** convert: the result the options ask for is over a limit (refused before any work) */
+  | 'output_too_large'
+  /** convert: the file needed more CPU time than OBSCURA_CONVERT_CPU_BUDGET */
+  | 'cpu_budget_exceeded'
   | 'aborted'
   /** reveal: wrong passphrase, nothing hidden, or a re-encoded file; deliberately one answer */
   | 'nothing_found';

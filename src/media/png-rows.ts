@@ -4,6 +4,7 @@
 // what sharp gives: 8-bit grey or RGB, not interlaced, no colour profile, orientation,
 // transparency or animation. Anything else is for decodePixels.
 import { createInflate } from 'node:zlib';
+import { MediaError } from './errors.ts';
 
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** Chunks that change nothing in the 8-bit samples sharp gives back. */
@@ -11,6 +12,9 @@ const HARMLESS = new Set(['IDAT', 'IEND', 'sRGB', 'gAMA', 'cHRM', 'sBIT', 'pHYs'
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3 };
 /** Compressed bytes per write to zlib. */
 const WRITE_BYTES = 256 * 1024;
+
+/** What is wrong with the data, as the refusal every caller already handles. */
+const corrupt = (why: string, cause?: unknown) => new MediaError('corrupt', `The PNG image could not be read: ${why}.`, { cause });
 
 export interface PlainPng {
   width: number;
@@ -26,7 +30,12 @@ export function plainPng(file: Buffer): PlainPng | undefined {
   const [depth, colourType, compression, filter, interlace] = file.subarray(24, 29);
   const channels = CHANNELS[colourType];
   if (!width || !height || depth !== 8 || !channels || compression !== 0 || filter !== 0 || interlace !== 0) return undefined;
-  for (const c of chunks(file)) if (c.type !== 'IHDR' && !HARMLESS.has(c.type)) return undefined;
+  try {
+    for (const c of chunks(file)) if (c.type !== 'IHDR' && !HARMLESS.has(c.type)) return undefined;
+  } catch (e) {
+    if (e instanceof MediaError) return undefined; // a chunk runs past the end: not a plain case
+    throw e;
+  }
   return { width, height, channels: channels as 1 | 3 };
 }
 
@@ -34,7 +43,7 @@ function* chunks(file: Buffer): Generator<{ type: string; data: Buffer }> {
   for (let at = 8; at + 12 <= file.length; ) {
     const length = file.readUInt32BE(at);
     const type = file.toString('latin1', at + 4, at + 8);
-    if (at + 12 + length > file.length) throw new Error('truncated chunk');
+    if (at + 12 + length > file.length) throw corrupt('a chunk runs past the end of the file');
     yield { type, data: file.subarray(at + 8, at + 8 + length) };
     if (type === 'IEND') return;
     at += 12 + length;
@@ -43,12 +52,12 @@ function* chunks(file: Buffer): Generator<{ type: string; data: Buffer }> {
 
 /**
  * Decodes a plain PNG's rows into `out` (width x height x channels bytes), calling `onRows(n)`
- * whenever the first n rows are final. Rejects on anything wrong: a bad filter byte, too few or
- * too many bytes, a broken zlib stream or checksum.
+ * whenever the first n rows are final. Rejects with MediaError('corrupt') on anything wrong: a
+ * bad filter byte, too few or too many bytes, a broken zlib stream or checksum.
  */
 export async function decodePlainPng(file: Buffer, out: Uint8Array, onRows: (rows: number) => void): Promise<PlainPng> {
   const png = plainPng(file);
-  if (!png) throw new Error('not a plain PNG');
+  if (!png) throw corrupt('not a plain PNG');
   const rows = new RowFilter(out, png);
   const inflate = createInflate({ chunkSize: 1 << 20 });
   const done = new Promise<void>((resolve, reject) => {
@@ -62,7 +71,7 @@ export async function decodePlainPng(file: Buffer, out: Uint8Array, onRows: (row
       }
     });
     inflate.on('end', resolve);
-    inflate.on('error', reject);
+    inflate.on('error', (err) => reject(err instanceof MediaError ? err : corrupt('the compressed data is damaged', err)));
   });
   // Encoders cut the data into small IDAT chunks (8 KiB is common), and zlib answers each write
   // on its own round trip to the thread pool: they are written a few hundred KiB at a time.
@@ -81,7 +90,7 @@ export async function decodePlainPng(file: Buffer, out: Uint8Array, onRows: (row
   if (batch.length) inflate.write(Buffer.concat(batch));
   inflate.end();
   await done;
-  if (rows.done !== png.height) throw new Error('the image data ends early');
+  if (rows.done !== png.height) throw corrupt('the image data ends early');
   return png;
 }
 
@@ -110,7 +119,7 @@ export class RowFilter {
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     const full = this.#stride + 1;
     for (let at = 0; at < bytes.length; ) {
-      if (this.done === this.#height) throw new Error('more image data than rows');
+      if (this.done === this.#height) throw corrupt('more image data than rows');
       const take = Math.min(full - this.#filled, bytes.length - at);
       if (this.#filled === 0 && take === full) {
         this.#unfilter(bytes.subarray(at, at + full)); // a whole row in place: no copy
@@ -165,7 +174,7 @@ export class RowFilter {
         else paeth1(row, out, o, up, n);
         break;
       default:
-        throw new Error(`row ${this.done} has an unknown filter`);
+        throw corrupt(`row ${this.done} has an unknown filter`);
     }
     this.done++;
   }

@@ -3,6 +3,7 @@
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import sharp from 'sharp';
+import { z } from 'zod';
 import { MediaError, throwIfAborted } from './errors.ts';
 import type { MediaLimits } from './limits.ts';
 import {
@@ -171,10 +172,17 @@ async function probeImage(path: string, format: ImageFormat, limits: MediaLimits
   const label = FORMAT_LABEL[format];
   let d: ImageDetail;
   if (SHARP_FORMATS.has(format)) d = await sharpHeader(path, format, label);
-  else if (format === 'heic') d = await heifHeader(path, label, opts, limits);
-  else if (format === 'jxl') d = await jxlHeader(path, label, opts);
-  else d = await bmpHeader(path, label);
+  else if (format === 'heic') d = await heifHeader(path, opts, limits);
+  else if (format === 'jxl') d = await jxlHeader(path, opts);
+  else d = bmpDetail((await readHead(path, 64)).head);
+  return imageProbe(d, limits);
+}
 
+/** The limits checked against what a header reader found; the public Probe of it. Pure. */
+export function imageProbe(d: ImageDetail, limits: MediaLimits): DetailedProbe {
+  const format = d.format;
+  // a tool that read 0 (or nothing) for a side read a damaged header; a huge side is the limit's
+  if (!(d.storedWidth >= 1 && d.storedHeight >= 1)) throw corruptImage(FORMAT_LABEL[format]);
   checkPixels(d.storedWidth, d.storedHeight, limits);
   const animated = d.pages > 1 && format !== 'tiff';
   if (animated) checkFrames(d.pages, limits);
@@ -216,18 +224,23 @@ async function sharpHeader(path: string, format: ImageFormat, label: string): Pr
   };
 }
 
-async function heifHeader(path: string, label: string, opts: ProbeOptions, limits: MediaLimits): Promise<ImageDetail> {
+async function heifHeader(path: string, opts: ProbeOptions, limits: MediaLimits): Promise<ImageDetail> {
   const r = await runTool('heif-info', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, maxStdout: 1 << 20 });
-  const out = r.stdout.toString('utf8');
+  return heifDetail(r.code, r.stdout.toString('utf8'), r.stderr, limits);
+}
+
+/** Reads heif-info's report (exit code, stdout, stderr). Pure, so it is fuzzed without the tool. */
+export function heifDetail(code: number, out: string, stderr: string, limits: MediaLimits): ImageDetail {
+  const label = FORMAT_LABEL.heic;
   // "image: 4032x3024 (id=1), primary" — libheif's size with irot/imir applied.
   const m = /^image: (\d+)x(\d+) \(id=\d+\), primary/m.exec(out);
   // libheif refuses sizes past its own security limit before we see them: still a size limit.
-  const huge = /Security limit exceeded: Image size (\d+)x(\d+) exceeds the maximum image size (\d+x\d+)/.exec(r.stderr);
+  const huge = /Security limit exceeded: Image size (\d+)x(\d+) exceeds the maximum image size (\d+x\d+)/.exec(stderr);
   if (huge) {
     checkPixels(Number(huge[1]), Number(huge[2]), limits);
     throw new MediaError('limit_exceeded', `The image is ${huge[1]}×${huge[2]} pixels; HEIC decoding is limited to ${huge[3].replace('x', '×')}.`);
   }
-  if (r.code !== 0 || !m) throw corruptImage(label);
+  if (code !== 0 || !m) throw corruptImage(label);
   const primary = out.slice(m.index).split(/^image: /m)[1] ?? '';
   return {
     format: 'heic',
@@ -239,12 +252,17 @@ async function heifHeader(path: string, label: string, opts: ProbeOptions, limit
   };
 }
 
-async function jxlHeader(path: string, label: string, opts: ProbeOptions): Promise<ImageDetail> {
+async function jxlHeader(path: string, opts: ProbeOptions): Promise<ImageDetail> {
   const r = await runTool('jxlinfo', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, maxStdout: 4 << 20 });
-  const out = r.stdout.toString('utf8');
+  return jxlDetail(r.code, r.stdout.toString('utf8'));
+}
+
+/** Reads jxlinfo's report (exit code, stdout). Pure, so it is fuzzed without the tool. */
+export function jxlDetail(code: number, out: string): ImageDetail {
+  const label = FORMAT_LABEL.jxl;
   // "JPEG XL image, 1920x1440, lossy, 8-bit RGB" — jxlinfo reads headers, not pixels.
   const m = /^JPEG XL (image|animation), (\d+)x(\d+)/m.exec(out);
-  if (r.code !== 0 || !m) throw corruptImage(label);
+  if (code !== 0 || !m) throw corruptImage(label);
   const frames = m[1] === 'animation' ? Math.max(1, (out.match(/^frame:/gm) ?? []).length) : 1;
   return {
     format: 'jxl',
@@ -256,8 +274,9 @@ async function jxlHeader(path: string, label: string, opts: ProbeOptions): Promi
   };
 }
 
-async function bmpHeader(path: string, label: string): Promise<ImageDetail> {
-  const { head } = await readHead(path, 64);
+/** Reads a BMP's header (its first 64 bytes). Pure, so it is fuzzed on its own. */
+export function bmpDetail(head: Buffer): ImageDetail {
+  const label = FORMAT_LABEL.bmp;
   if (head.length < 26) throw corruptImage(label);
   const dib = head.readUInt32LE(14);
   let w: number, h: number, bpp: number, compression = 0;
@@ -281,37 +300,48 @@ async function bmpHeader(path: string, label: string): Promise<ImageDetail> {
 
 // ---- video ----------------------------------------------------------------------------
 
-interface FfprobeStream {
-  index: number;
-  codec_type?: string;
-  codec_name?: string;
-  width?: number;
-  height?: number;
-  pix_fmt?: string;
-  sample_aspect_ratio?: string;
-  duration?: string;
-  nb_frames?: string;
-  disposition?: { attached_pic?: number };
-  side_data_list?: { side_data_type?: string; rotation?: number }[];
-  tags?: Record<string, string>;
-}
-
-interface FfprobeOutput {
-  streams?: FfprobeStream[];
-  format?: { duration?: string };
-}
+// ffprobe's JSON, as far as the probe reads it. A field of an unexpected type reads as absent
+// and a stream without an index is dropped, so no string or zero ever stands for a width.
+const maybe = <T extends z.ZodType>(t: T) => t.optional().catch(undefined);
+const ffprobeStream = z.object({
+  index: z.int().nonnegative(),
+  codec_type: maybe(z.string()),
+  codec_name: maybe(z.string()),
+  width: maybe(z.int().positive()),
+  height: maybe(z.int().positive()),
+  pix_fmt: maybe(z.string()),
+  sample_aspect_ratio: maybe(z.string()),
+  duration: maybe(z.string()),
+  nb_frames: maybe(z.string()),
+  disposition: maybe(z.object({ attached_pic: maybe(z.number()) })),
+  side_data_list: maybe(z.array(z.object({ side_data_type: maybe(z.string()), rotation: maybe(z.number()) }))),
+  tags: maybe(z.record(z.string(), z.string())),
+});
+const ffprobeOutput = z.object({
+  streams: maybe(z.array(ffprobeStream.optional().catch(undefined)).transform((all) => all.filter((s) => s !== undefined))),
+  format: maybe(z.object({ duration: maybe(z.string()) })),
+});
+export type FfprobeStream = z.infer<typeof ffprobeStream>;
+export type FfprobeOutput = z.infer<typeof ffprobeOutput>;
 
 export async function ffprobeJson(path: string, demuxer: string | undefined, opts: ProbeOptions): Promise<FfprobeOutput | undefined> {
   const args = ['-v', 'error', '-hide_banner', '-protocol_whitelist', 'file', '-print_format', 'json', '-show_format', '-show_streams'];
   if (demuxer) args.push('-f', demuxer);
   args.push('-i', `file:${path}`);
   const r = await runTool('ffprobe', args, { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS });
-  if (r.code !== 0) return undefined;
+  return r.code === 0 ? parseFfprobe(r.stdout.toString('utf8')) : undefined;
+}
+
+/** ffprobe's JSON; undefined when it is not a JSON object. Pure, so it is fuzzed without the tool. */
+export function parseFfprobe(text: string): FfprobeOutput | undefined {
+  let json: unknown;
   try {
-    return JSON.parse(r.stdout.toString('utf8')) as FfprobeOutput;
+    json = JSON.parse(text);
   } catch {
     return undefined;
   }
+  const r = ffprobeOutput.safeParse(json);
+  return r.success ? r.data : undefined;
 }
 
 export function streamRotation(s: FfprobeStream): number {
@@ -327,9 +357,13 @@ const num = (v: string | undefined): number | undefined => {
 };
 
 async function probeVideo(path: string, format: VideoFormat, limits: MediaLimits, opts: ProbeOptions): Promise<DetailedProbe> {
+  return videoProbe(await ffprobeJson(path, VIDEO_DEMUXER[format], opts), format, limits);
+}
+
+/** The limits checked against what ffprobe found; the public Probe of it. Pure. */
+export function videoProbe(info: FfprobeOutput | undefined, format: VideoFormat, limits: MediaLimits): DetailedProbe {
   const label = FORMAT_LABEL[format];
   const demuxer = VIDEO_DEMUXER[format];
-  const info = await ffprobeJson(path, demuxer, opts);
   if (!info) throw corruptVideo(label);
   const streams = info.streams ?? [];
   const v = streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic && s.width && s.height);
@@ -346,7 +380,8 @@ async function probeVideo(path: string, format: VideoFormat, limits: MediaLimits
   const a = streams.find((s) => s.codec_type === 'audio' && s.codec_name && s.codec_name !== 'none');
   const rotation = streamRotation(v);
   const sarMatch = /^(\d+):(\d+)$/.exec(v.sample_aspect_ratio ?? '');
-  const sar = sarMatch && Number(sarMatch[1]) > 0 && Number(sarMatch[2]) > 0 ? Number(sarMatch[1]) / Number(sarMatch[2]) : 1;
+  const ratio = sarMatch ? Number(sarMatch[1]) / Number(sarMatch[2]) : 1;
+  const sar = Number.isFinite(ratio) && ratio > 0 ? ratio : 1; // 0:1, 1:0 and overlong digits mean square
   const shownW = Math.max(1, Math.round(v.width! * sar));
   const quarter = Math.abs(Math.round(rotation / 90)) % 2 === 1;
   const width = quarter ? v.height! : shownW;

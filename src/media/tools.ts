@@ -2,7 +2,36 @@
 // makes sure it is gone when the call settles: an abort or a timeout SIGKILLs it and the
 // promise waits for its exit, so no process outlives the job that started it.
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { MediaError, abortedError } from './errors.ts';
+
+/** A CPU-time allowance shared by the tools of one piece of work (a file's conversion). */
+export interface CpuMeter {
+  /** CPU time (ms) a tool started now may still use. */
+  remainingMs(): number;
+  /** Books what a tool used, as last measured. */
+  spend(ms: number): void;
+  /** What a tool over the allowance is stopped with. */
+  exceeded(): MediaError;
+}
+
+const CPU_POLL_MS = 200;
+
+/**
+ * A process's CPU time so far (user + system of all its threads, and of its reaped children),
+ * from /proc/<pid>/stat: fields 14-17 of proc(5), in clock ticks, which Linux fixes at 100 a
+ * second for user space. Undefined once the process is gone.
+ */
+async function cpuTimeMs(pid: number): Promise<number | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // the name can hold spaces and ')'
+    const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface RunToolOptions {
   signal?: AbortSignal;
@@ -19,6 +48,8 @@ export interface RunToolOptions {
   onStderrLine?: (line: string) => void;
   onStdoutLine?: (line: string) => void;
   cwd?: string;
+  /** Measures the tool's CPU time while it runs and kills it once it is over the allowance. */
+  cpu?: CpuMeter;
 }
 
 export interface ToolResult {
@@ -73,6 +104,9 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
     let stderr = '';
     let stopped: MediaError | undefined;
     let spawnError: Error | undefined;
+    let exited = false;
+    let cpuUsed = 0;
+    let cpuPoll: NodeJS.Timeout | undefined;
 
     const stop = (why: MediaError) => {
       if (stopped) return;
@@ -116,6 +150,22 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
 
     child.on('spawn', () => {
       if (child.pid !== undefined) opts.onSpawn?.(child.pid);
+      const meter = opts.cpu;
+      const pid = child.pid;
+      if (!meter || pid === undefined) return;
+      const allowed = meter.remainingMs();
+      const measure = async () => {
+        const ms = await cpuTimeMs(pid);
+        if (ms === undefined || exited) return; // gone: its pid may be another's by now
+        cpuUsed = ms;
+        if (ms > allowed) stop(meter.exceeded());
+      };
+      void measure();
+      cpuPoll = setInterval(() => void measure(), CPU_POLL_MS);
+    });
+    child.on('exit', () => {
+      exited = true;
+      if (cpuPoll) clearInterval(cpuPoll);
     });
     // 'close' comes after exit and after stdio closed, so nothing is left running or pending.
     let settled = false;
@@ -124,6 +174,8 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
       settled = true;
       opts.signal?.removeEventListener('abort', onAbort);
       if (timer) clearTimeout(timer);
+      if (cpuPoll) clearInterval(cpuPoll);
+      opts.cpu?.spend(cpuUsed);
       outLines?.end();
       errLines?.end();
       if (child.pid !== undefined) opts.onReap?.(child.pid);

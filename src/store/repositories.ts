@@ -135,8 +135,12 @@ export interface JobRow {
 
 export interface JobRepository {
   insert(row: JobRow): void;
+  /** Inserts the job unless its session already has a queued or running one (then false). */
+  insertIfIdle(row: JobRow): boolean;
   byId(id: string): JobRow | undefined;
   latestForSession(sessionId: string): JobRow | undefined;
+  /** The session's queued or running job, if any (there is at most one). */
+  activeForSession(sessionId: string): JobRow | undefined;
   /** Atomically moves the oldest queued job to processing and returns it. */
   claimNext(now: number): JobRow | undefined;
   update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): void;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig, NETWORKS, type Network } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { closeListener, listen, type Listener } from '../../src/http/listeners.ts';
+import { closeListener, listen, listenOptions, type Listener } from '../../src/http/listeners.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { filesContaining } from './files.ts';
 import { MARKER } from './payload.ts';
@@ -45,6 +45,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     OBSCURA_ONION_LISTEN: '127.0.0.1:0',
     OBSCURA_I2P_LISTEN: '127.0.0.1:0',
     OBSCURA_LOG_LEVEL: 'info',
+    // tests reach the onion listener directly, without tor and so without its PROXY line
+    OBSCURA_ONION_PROXY_PROTOCOL: 'off',
     ...env,
   });
   const logs: string[] = [];
@@ -59,7 +61,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
   const listeners: Listener[] = [];
   const url = {} as Record<Network, string>;
   for (const network of NETWORKS) {
-    const l = await listen(network, config.listen[network], createApp(network, services));
+    const l = await listen(network, config.listen[network], createApp(network, services), listenOptions(config, services.log));
     if (!l) continue;
     listeners.push(l);
     url[network] = `http://${l.address}`;

@@ -20,8 +20,10 @@ export interface SocksHttp {
   json(method: string, url: string, headers: Record<string, string>, body?: unknown): Promise<Exchange & { json: any }>;
 }
 
-export function socksHttp(socksPort: number): SocksHttp {
-  const agent = new SocksProxyAgent(`socks5h://127.0.0.1:${socksPort}`);
+/** `isolation`: a SOCKS username, which tor (IsolateSOCKSAuth, on by default) gives circuits of its own. */
+export function socksHttp(socksPort: number, isolation?: string): SocksHttp {
+  const auth = isolation === undefined ? '' : `${encodeURIComponent(isolation)}:x@`;
+  const agent = new SocksProxyAgent(`socks5h://${auth}127.0.0.1:${socksPort}`);
   const seen: Exchange[] = [];
   const request: SocksHttp['request'] = (method, url, init = {}) =>
     new Promise((resolve, reject) => {

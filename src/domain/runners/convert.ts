@@ -10,6 +10,7 @@ import { sniff } from '../../media/probe.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import type { SessionRow, UploadRow } from '../../store/repositories.ts';
 import { AppError } from '../errors.ts';
+import { refuseOverLimits } from './convert-limits.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
@@ -24,12 +25,12 @@ export interface FileFailure {
   message: string;
 }
 
-export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
+export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpuBudgetMs?: number }): Runner {
   return {
     product: 'convert',
     sessionTypes: ['convert'],
 
-    async validate(body: Record<string, unknown>, _session: SessionRow, inputs: UploadRow[]) {
+    async validate(body: Record<string, unknown>, _session: SessionRow, inputs: UploadRow[], ctx) {
       const unknown = Object.keys(body).filter((k) => !OPTION_KEYS.includes(k));
       if (unknown.length) {
         throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Convert takes ${OPTION_KEYS.join(', ')}, upload_uid and expiry.`);
@@ -50,6 +51,8 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits }): 
           throw new AppError('unsupported_media', 'unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
         }
       }
+      // every limit, on each input and on the output the options make of it, before any work
+      await refuseOverLimits(deps, inputs, options, ctx);
       return options as unknown as Record<string, unknown>;
     },
 
@@ -70,7 +73,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits }): 
             await mkdir(outDir, { mode: 0o700 });
             await toScratch(ctx.uploads, input, inPath);
             const r = await ctx.pool.run<ConvertResult>(
-              { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits } },
+              { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
               { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`) },
             );
             await ctx.addAsset({

@@ -17,7 +17,7 @@ import type { UploadRow } from '../../store/repositories.ts';
 import { AppError } from '../errors.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
-import type { Uploads } from '../uploads.ts';
+import { safeName, type Uploads } from '../uploads.ts';
 import { outputName } from './convert.ts';
 
 const MAX_PASSPHRASE = 1024;
@@ -199,8 +199,9 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
             const kind = sniff(head);
             await ctx.addAsset({
               category: 'result',
-              name: f.name,
-              outputName: f.name,
+              // the name comes out of the file: whoever made it chose it, so it is made safe here
+              name: safeName(f.name),
+              outputName: safeName(f.name),
               mimeType: kind && 'mime' in kind ? kind.mime : 'application/octet-stream',
               source: fromScratch(f.path),
             });

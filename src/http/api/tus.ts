@@ -11,7 +11,7 @@ import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import type { Account } from '../../store/repositories.ts';
-import type { AppState, RouteCtx } from '../context.ts';
+import { clientGone, type AppState, type RouteCtx } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
 import { requireKey } from '../middleware/auth.ts';
 import { SessionTusStore } from '../tus/data-store.ts';
@@ -19,6 +19,8 @@ import { SessionTusStore } from '../tus/data-store.ts';
 interface RequestFacts {
   account?: Account;
   origin: string;
+  /** The upload a POST created, until the answer is known (a refused creation leaves nothing). */
+  created?: string;
 }
 
 type TusRequest = Request & { runtime?: { node?: { req: IncomingMessage } } };
@@ -64,10 +66,12 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
       const md = upload.metadata ?? {};
       const { session, step } = deps.uploads.admit(accountOf(req), { uploadUid: md.upload_uid, step: md.step, size: upload.size });
       store.pending.set(upload.id, { account: accountOf(req), session, step });
+      factsOf(req).created = upload.id;
       return {};
     },
+    // HEAD, PATCH and DELETE reach TUS uploads only: a direct or v1 upload is not one (404).
     onIncomingRequest: async (req, id) => {
-      if (req.method !== 'POST') deps.uploads.owned(accountOf(req), id);
+      if (req.method !== 'POST') deps.uploads.owned(accountOf(req), id, 'tus');
     },
     onResponseError: (_req, err) => {
       if (err instanceof AppError) {
@@ -75,7 +79,8 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
       }
       const e = err as { status_code?: number; body?: string };
       const status = typeof e.status_code === 'number' ? e.status_code : 500;
-      const message = status >= 500 ? 'The upload could not be stored; try again.' : (e.body ?? 'Bad request').trim();
+      // 501 is a TUS feature this server lacks (Upload-Concat): its own words say so; a retry would not help
+      const message = status >= 500 && status !== 501 ? 'The upload could not be stored; try again.' : (e.body ?? 'Bad request').trim();
       return { status_code: status, body: JSON.stringify({ error: TUS_CODES[status] ?? 'tus_error', message }) };
     },
   });
@@ -84,8 +89,17 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
   // The tus server answers with a web Response; Koa sends it, so the response goes through
   // the same headers, error boundary and access log as every other route.
   const handle = async (ctx: RouteCtx) => {
-    facts.set(ctx.req, { account: ctx.state.account, origin: ctx.state.origin });
-    const response = await tus.handleWeb(new NodeRequest({ req: ctx.req, res: ctx.res }) as unknown as Request);
+    const f: RequestFacts = { account: ctx.state.account, origin: ctx.state.origin };
+    facts.set(ctx.req, f);
+    let response: Response;
+    try {
+      response = await tus.handleWeb(new NodeRequest({ req: ctx.req, res: ctx.res }) as unknown as Request);
+    } finally {
+      // A creation that did not end in 201 (a body past Upload-Length, a broken connection)
+      // handed out no Location: its row and bytes would be an orphan blocking the session.
+      // A client gone before the answer never learned the Location either.
+      if (f.created && (!response! || response.status !== 201 || clientGone(ctx))) await deps.uploads.abandon(f.created);
+    }
     ctx.status = response.status;
     response.headers.forEach((value, name) => {
       if (name !== 'content-type' && name !== 'content-length') ctx.set(name, value);
@@ -93,7 +107,7 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
     const text = await response.text();
     if (text) {
       ctx.type = 'application/json; charset=utf-8';
-      ctx.body = text;
+      ctx.body = ctx.status >= 400 ? asJsonError(ctx.status, text) : text;
     } else if (ctx.status !== 204) {
       ctx.body = '';
       ctx.remove('Content-Type');
@@ -101,6 +115,28 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
   };
   const router = new Router<AppState>();
   router.options(['/api/tus', '/api/tus/:id'], handle); // CORS preflight carries no key
-  router.all(['/api/tus', '/api/tus/:id'], auth, handle);
+  // TUS's own methods only: anything else is the router's 405 or 501, like on every other path
+  // (GET would be tus's download extension, which the service does not offer).
+  router.post('/api/tus', auth, handle);
+  for (const method of ['head', 'patch', 'delete'] as const) router[method]('/api/tus/:id', auth, handle);
   return router;
+}
+
+// @tus/server writes some refusals itself, before any hook (a missing Tus-Resumable is 412
+// "Tus-Resumable Required", a malformed header 400 "Invalid upload-length"): as plain text.
+// Every error leaves as {error, message}, like every other route's.
+function asJsonError(status: number, text: string): string {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown };
+    if (parsed && typeof parsed === 'object' && typeof parsed.error === 'string') return text;
+  } catch {
+    /* plain text from the tus server */
+  }
+  const said = text.trim();
+  const header = /^Invalid ([\w-]+(?: [\w-]+)*)$/i.exec(said);
+  if (status === 400 && header) {
+    return JSON.stringify({ error: 'invalid_tus_header', message: `The ${header[1].split(' ').join(', ')} header${header[1].includes(' ') ? 's are' : ' is'} not valid TUS 1.0.0.` });
+  }
+  if (status === 412) return JSON.stringify({ error: 'tus_version_required', message: 'Send Tus-Resumable: 1.0.0 with every TUS request but OPTIONS.' });
+  return JSON.stringify({ error: TUS_CODES[status] ?? 'tus_error', message: said || 'The TUS request was refused.' });
 }

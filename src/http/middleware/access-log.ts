@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.ts';
-import type { Ctx, Mw } from '../context.ts';
+import { clientGone, type Ctx, type Mw } from '../context.ts';
 
 // One line per request: id, network, method, the route pattern (not the path, which can
 // hold upload keys and ids), status, bytes and time. Never addresses, headers or names.
@@ -15,7 +15,8 @@ export function accessLog(log: Logger): Mw {
           network: ctx.state.network,
           method: ctx.method,
           route: routeOf(ctx),
-          status: ctx.status,
+          // 499, as proxies log it: the client closed the connection before the answer
+          status: ctx.state.clientAborted || clientGone(ctx) ? 499 : ctx.status,
           ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
         },
         'request',

@@ -1,14 +1,30 @@
 import type { ApiKeys } from '../../domain/api-keys.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { Mw } from '../context.ts';
+import { underAccountLimits } from './account-limits.ts';
+import { answerRateLimited } from './rate-limited.ts';
 
 /**
  * Resolves the account for a request from the given header (X-Api-Key for the newer
- * interface, api_key for v1; header names are case-insensitive).
+ * interface, api_key for v1; header names are case-insensitive), then runs the request under
+ * the account's rate limits. While the service brakes on wrong keys, only keys that
+ * authenticated before are looked up (domain/rate-limits.ts says why).
  */
 export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key'): Mw {
   return async (ctx, next) => {
     const raw = ctx.get(header);
-    ctx.state.account = apiKeys.authenticate(raw === '' ? undefined : raw.trim(), header === 'api_key' ? 'api_key' : 'X-Api-Key');
-    await next();
+    const presented = raw === '' ? undefined : raw.trim();
+    const limits = ctx.state.limits; // absent on a bare app with this middleware alone
+    const braked = limits?.keyCheck(presented);
+    if (braked) return answerRateLimited(ctx, braked);
+    try {
+      ctx.state.account = apiKeys.authenticate(presented, header === 'api_key' ? 'api_key' : 'X-Api-Key');
+    } catch (err) {
+      if (limits && presented !== undefined && err instanceof AppError && err.code === 'invalid_api_key') limits.keyRejected(presented);
+      throw err;
+    }
+    if (!limits) return next();
+    limits.keyAccepted(presented!);
+    await underAccountLimits(ctx, limits, ctx.state.account.id, next);
   };
 }

@@ -1,6 +1,6 @@
 import { AppError, type ErrorKind } from '../../domain/errors.ts';
 import type { Logger } from '../../log.ts';
-import type { Mw } from '../context.ts';
+import { clientGone, type Mw } from '../context.ts';
 
 export const STATUS_OF: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -54,6 +54,12 @@ export function errorBoundary(log: Logger): Mw {
       } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
         ctx.status = e.status;
         ctx.body = { error: DEFAULT_CODE[e.status] ?? 'bad_request', message: e.message ?? 'Bad request.' };
+      } else if (clientGone(ctx)) {
+        // A client that hung up mid-request (a reset, a premature close) is no fault of ours.
+        ctx.state.clientAborted = true;
+        log.info({ req_id: ctx.state.requestId }, 'client aborted');
+        ctx.status = 400;
+        ctx.body = { error: 'client_aborted', message: 'The connection closed before the request was complete.' };
       } else {
         log.error({ req_id: ctx.state.requestId, err }, 'unexpected error');
         ctx.status = 500;

@@ -1,7 +1,8 @@
 import type { Mw } from '../context.ts';
 
 // Nothing here is meant to be framed, scripted or cached: answers are user-specific.
-const HEADERS: Record<string, string> = {
+// Exported for the answers Node's listener writes itself, before any app runs (listeners.ts).
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; sandbox",
@@ -15,7 +16,7 @@ const HEADERS: Record<string, string> = {
 
 export function securityHeaders(): Mw {
   return async (ctx, next) => {
-    ctx.set(HEADERS);
+    ctx.set(SECURITY_HEADERS);
     try {
       await next();
     } finally {

@@ -67,7 +67,11 @@ export class SessionTusStore extends DataStore {
   }
 
   override async remove(id: string): Promise<void> {
-    await this.#uploads.remove(id);
+    try {
+      await this.#uploads.remove(id);
+    } catch (err) {
+      throw mapError(err);
+    }
   }
 
   override async deleteExpired(): Promise<number> {

@@ -4,9 +4,10 @@ import type { Mw } from '../context.ts';
 /**
  * v1 answers only the statuses SEED-SPEC.md documents: 401, 422, 404, 410 and 500.
  * Bad input of any kind is 422; anything else undocumented is 500; the message stays.
- * `resumable` routes (HEAD/PATCH) also answer 422 for unknown, deleted or expired media-urls.
+ * 404 and 410 are resumableDelete's alone (`unlink`): everywhere else an unknown, deleted or
+ * expired key (a media-url's or a job's) is invalid input, 422.
  */
-export function v1Statuses(opts: { resumable?: boolean } = {}): Mw {
+export function v1Statuses(opts: { resumable?: boolean; unlink?: boolean } = {}): Mw {
   return async (_ctx, next) => {
     try {
       await next();
@@ -21,8 +22,8 @@ export function v1Statuses(opts: { resumable?: boolean } = {}): Mw {
           throw err;
         case 'not_found':
         case 'gone':
-          if (opts.resumable) throw new AppError('invalid', err.code, `Invalid, expired or deleted media-url: ${err.message}`, err.details);
-          throw err;
+          if (opts.unlink) throw err;
+          throw new AppError('invalid', err.code, opts.resumable ? `Invalid, expired or deleted media-url: ${err.message}` : err.message, err.details);
         case 'bad_request':
         case 'invalid':
         case 'conflict':
@@ -35,5 +36,24 @@ export function v1Statuses(opts: { resumable?: boolean } = {}): Mw {
           throw new AppError('internal', err.code, err.message, err.details);
       }
     }
+  };
+}
+
+/**
+ * App-level, outside the error boundary: what answers a v1 path before its route runs (a rate
+ * limit's 429, a slow body's 408) leaves as 500, the
+ * status SEED-SPEC.md's table gives "all other 4XX and 5XX statuses"; the JSON body, with its
+ * precise `error` code, and Retry-After stay. A path that is no v1 operation keeps its 404.
+ */
+export function v1StatusTable(): Mw {
+  return async (ctx, next) => {
+    await next();
+    if (!ctx.path.startsWith('/v1/') || ctx.status < 400) return;
+    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute !== undefined;
+    if (!matched && (ctx.status === 404 || ctx.status === 405)) return;
+    // maintenance is the whole service's state, not an answer of the operation: every route of
+    // every interface answers it alike, 503 with Retry-After
+    if (ctx.status === 503 && (ctx.body as { status?: unknown } | undefined)?.status === 'MAINTENANCE') return;
+    if (![401, 404, 410, 422].includes(ctx.status)) ctx.status = 500;
   };
 }

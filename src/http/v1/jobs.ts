@@ -49,7 +49,7 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploa
       key: job.id,
       status: V1_STATUS[job.state],
       message: job.progressMessage,
-      resultUrl: done && job.resultsState !== 'expired' ? urlFor(ctx, `/v1/job/result/${job.id}`) : '',
+      resultUrl: done && !jobs.expired(job) ? urlFor(ctx, `/v1/job/result/${job.id}`) : '',
     };
   });
 

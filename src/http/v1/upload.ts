@@ -66,7 +66,7 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Ro
     }
   });
 
-  router.delete('/v1/upload/resumable/:key', v1Statuses(), auth, async (ctx) => {
+  router.delete('/v1/upload/resumable/:key', v1Statuses({ unlink: true }), auth, async (ctx) => {
     await deps.uploads.deleteMediaUrl(ctx.state.account!, ctx.params.key);
     ctx.set('Tus-Resumable', TUS_VERSION);
     ctx.status = 204;
@@ -99,10 +99,14 @@ async function readChunk(ctx: Ctx, chunkMax: number, current: number): Promise<{
     }
     const out = { offsets: [] as string[], files: [] as Buffer[], tooLarge: false, other: [] as string[], overflow: false };
     bb.on('field', (name, value, info) => {
-      if (name === 'offset') out.offsets.push(info.valueTruncated ? '∞' : value);
+      // busboy gives undefined, not a string, for a charset it cannot decode (charset=x-unknown)
+      if (name === 'offset') out.offsets.push(info.valueTruncated ? '∞' : typeof value === 'string' ? value : '');
       else out.other.push(name);
     });
     bb.on('file', (name, stream) => {
+      // a body cut inside a file part errors the part's stream too: unheard, that error would
+      // end the process; busboy's own 'error' below gives the answer
+      stream.on('error', () => {});
       if (name !== 'file') {
         out.other.push(name);
         stream.resume();

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Sharp } from 'sharp';
 import type { MediaLimits } from '../limits.ts';
 import type { DetailedProbe, ImageDetail } from '../probe.ts';
+import { CpuBudget } from './cpu-budget.ts';
 import type { ConvertOptions, ImageTarget, VideoTarget } from './options.ts';
 
 /** One conversion's working context: its scratch folder, limits, cancellation and tool hooks. */
@@ -15,15 +16,18 @@ export class Conversion {
   readonly signal?: AbortSignal;
   readonly onSpawn?: (pid: number) => void;
   readonly onReap?: (pid: number) => void;
+  /** The file's CPU time: every tool and sharp pipeline of this conversion draws on it. */
+  readonly budget: CpuBudget;
   readonly notes: string[] = [];
   readonly #temps: string[] = [];
 
-  constructor(init: { dir: string; limits: MediaLimits; signal?: AbortSignal; onSpawn?: (pid: number) => void; onReap?: (pid: number) => void }) {
+  constructor(init: { dir: string; limits: MediaLimits; signal?: AbortSignal; onSpawn?: (pid: number) => void; onReap?: (pid: number) => void; cpuBudgetMs?: number }) {
     this.dir = init.dir;
     this.limits = init.limits;
     this.signal = init.signal;
     this.onSpawn = init.onSpawn;
     this.onReap = init.onReap;
+    this.budget = new CpuBudget(init.cpuBudgetMs);
   }
 
   /** A fresh path inside the scratch folder for an intermediate file, removed by cleanup(). */
@@ -35,7 +39,7 @@ export class Conversion {
 
   /** Tool options shared by every spawn of this conversion. */
   get toolOptions() {
-    return { signal: this.signal, onSpawn: this.onSpawn, onReap: this.onReap, cwd: this.dir };
+    return { signal: this.signal, onSpawn: this.onSpawn, onReap: this.onReap, cwd: this.dir, cpu: this.budget };
   }
 
   /**
@@ -44,7 +48,7 @@ export class Conversion {
    */
   async pngIntermediate(pipeline: Sharp): Promise<{ path: string; width: number; height: number }> {
     const png = this.temp('png');
-    const info = await pipeline.toColourspace('srgb').png({ compressionLevel: 1 }).toFile(png);
+    const info = await this.budget.sharp(pipeline.toColourspace('srgb').png({ compressionLevel: 1 }), (p) => p.toFile(png));
     return { path: png, width: info.width, height: info.height };
   }
 

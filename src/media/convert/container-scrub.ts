@@ -2,7 +2,8 @@
 // sample entries ("Lavc libx264") and the "FFMP" vendor code, Matroska's MuxingApp/WritingApp
 // ("Lavf") and its per-track ENCODER tags. Every edit is in place and keeps each box's or
 // element's size, so no offset in the file moves. Also zeroes MP4 creation/modification times
-// and turns any user-data box into 'free' space.
+// and turns any user-data box into 'free' space. A box or element it cannot make sense of (cut
+// short, or sized past its parent or the file) ends the walk: the rest is left as it is.
 import { open, type FileHandle } from 'node:fs/promises';
 
 const MAX_HEADER_BLOCK = 64 * 1024 * 1024;
@@ -36,8 +37,8 @@ function patchBoxes(b: Buffer, start: number, end: number, parent: string, handl
       b.write('free', o + 4, 'latin1');
       b.fill(0, body, o + size);
     } else if (type === 'mvhd' || type === 'tkhd' || type === 'mdhd') {
-      const v1 = b[body] === 1;
-      b.fill(0, body + 4, body + 4 + (v1 ? 16 : 8)); // creation and modification times
+      const times = body + 4 + (b[body] === 1 ? 16 : 8); // creation and modification times
+      if (times <= o + size) b.fill(0, body + 4, times);
     } else if (type === 'hdlr' && parent === 'mdia') {
       // MOV has a second hdlr (the data handler) under minf: only the media handler counts.
       handler.type = b.toString('latin1', body + 8, body + 12);
@@ -71,9 +72,9 @@ export async function scrubIsoBmff(path: string): Promise<void> {
       if (h.length < 8) break;
       let size = h.readUInt32BE(0);
       const type = h.toString('latin1', 4, 8);
-      if (size === 1) size = Number(h.readBigUInt64BE(8));
+      if (size === 1) size = h.length < 16 ? 0 : Number(h.readBigUInt64BE(8));
       else if (size === 0) size = fileSize - pos;
-      if (size < 8) break;
+      if (size < 8 || pos + size > fileSize) break;
       if (type === 'moov' || USER_DATA.has(type)) {
         if (size > MAX_HEADER_BLOCK) break;
         const box = await readAt(fh, pos, size);
@@ -209,7 +210,7 @@ export async function scrubMatroska(path: string): Promise<void> {
     const { size: fileSize } = await fh.stat();
     const head = await readAt(fh, 0, 64);
     const ebml = readElement(head, 0);
-    if (!ebml || ebml.size === undefined) return;
+    if (!ebml || ebml.size === undefined || ebml.data + ebml.size >= fileSize) return;
     const segHead = await readAt(fh, ebml.data + ebml.size, 16);
     const seg = readElement(segHead, 0, ebml.data + ebml.size);
     if (!seg || seg.id !== ID.segment) return;
@@ -220,6 +221,7 @@ export async function scrubMatroska(path: string): Promise<void> {
       const e = readElement(h, 0, pos);
       if (!e || e.size === undefined) break;
       const total = e.data - e.start + e.size;
+      if (pos + total > segEnd) break;
       if ([ID.info, ID.tracks, ID.tags, ID.chapters, ID.attachments].includes(e.id) && total <= MAX_HEADER_BLOCK) {
         const block = await readAt(fh, pos, total);
         patchMatroskaBlock(block, e.id);

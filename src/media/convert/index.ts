@@ -16,6 +16,7 @@ import { heifBackend } from './backends/heif.ts';
 import { jxlBackend } from './backends/jxl.ts';
 import { sharpBackend, sharpError } from './backends/sharp.ts';
 import { fitGeometry } from './geometry.ts';
+import { animation, checkLimits } from './output-limits.ts';
 import { cleanPng } from './png-clean.ts';
 import { IMAGE_TARGETS, VIDEO_TARGETS, type ConvertOptions, type ImageTarget, type VideoTarget } from './options.ts';
 
@@ -28,6 +29,8 @@ export interface ConvertContext {
   onProgress?: (fraction: number) => void;
   onSpawn?: (pid: number) => void;
   onReap?: (pid: number) => void;
+  /** CPU time the file may use (OBSCURA_CONVERT_CPU_BUDGET); none when absent. */
+  cpuBudgetMs?: number;
 }
 
 export interface ConvertResult {
@@ -77,7 +80,7 @@ export async function convert(inputPath: string, outDir: string, options: Conver
   // Tools run with the scratch folder as their working directory.
   inputPath = path.resolve(inputPath);
   outDir = path.resolve(outDir);
-  const conversion = new Conversion({ dir: outDir, limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+  const conversion = new Conversion({ dir: outDir, limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, cpuBudgetMs: ctx.cpuBudgetMs });
   let out: string | undefined;
   try {
     const probed = await probeDetailed(inputPath, ctx.limits, conversion.toolOptions);
@@ -95,6 +98,8 @@ export async function convert(inputPath: string, outDir: string, options: Conver
         `image_format: the file is ${article(label)} ${label} video, not an image. Use video_format (${VIDEO_TARGETS.join(', ')}) to convert it.`,
       );
     }
+    // checked at job start too; again here, for whatever calls convert() without that
+    checkLimits(probed, options, ctx.limits);
     ctx.onProgress?.(0.05);
 
     let result: ConvertResult;
@@ -141,16 +146,15 @@ async function convertImage(
   if (!decoder || !encoder) throw new MediaError('unsupported_media', `${FORMAT_LABEL[d.format]} to ${TARGET_LABEL[target]} is not available here.`);
 
   // Animation is kept for WebP output only, and only while all frames together stay in the pixel budget.
-  let animated = false;
-  if (p.animated) {
+  const kept = animation(probed, target, limits);
+  const animated = kept === 'kept';
+  if (kept === 'not_webp') {
+    conversion.note(`${TARGET_LABEL[target]} output keeps no animation here: only the first of the ${d.pages} frames was converted. Choose webp to keep the animation.`);
+  } else if (kept === 'too_many_pixels') {
     const total = d.storedWidth * d.storedHeight * d.pages;
-    if (target !== 'webp' || decoder !== sharpBackend) {
-      conversion.note(`${TARGET_LABEL[target]} output keeps no animation here: only the first of the ${d.pages} frames was converted. Choose webp to keep the animation.`);
-    } else if (total > limits.maxPixels) {
-      conversion.note(
-        `The animation has ${d.pages} frames of ${d.storedWidth}×${d.storedHeight} (${megapixels(total)} in all, over the ${megapixels(limits.maxPixels)} limit), so only its first frame was converted.`,
-      );
-    } else animated = true;
+    conversion.note(
+      `The animation has ${d.pages} frames of ${d.storedWidth}×${d.storedHeight} (${megapixels(total)} in all, over the ${megapixels(limits.maxPixels)} limit), so only its first frame was converted.`,
+    );
   }
   if (d.format === 'tiff' && d.pages > 1) conversion.note(`Only the first page of the ${d.pages}-page TIFF was converted.`);
   if (o.quality !== undefined && target === 'png') conversion.note('quality does not apply to PNG; it is lossless.');
@@ -196,7 +200,7 @@ async function convertImage(
   }
   if (target === 'jpeg') {
     pl = pl.flatten({ background: { r: 255, g: 255, b: 255 } });
-    if (hasAlpha && !(await sharp(decoded.path, { limitInputPixels: limits.maxPixels }).stats()).isOpaque) {
+    if (hasAlpha && !(await conversion.budget.sharp(sharp(decoded.path, { limitInputPixels: limits.maxPixels }), (q) => q.stats())).isOpaque) {
       conversion.note('JPEG has no transparency: transparent areas were filled with white.');
     }
   }

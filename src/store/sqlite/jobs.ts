@@ -1,6 +1,8 @@
 import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../repositories.ts';
 import { tx, type Db } from './db.ts';
 
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
 interface Row {
   id: string;
   account_id: string;
@@ -67,6 +69,22 @@ export class SqliteJobs implements JobRepository {
       )
       .run(j.id, j.accountId, j.sessionId, j.product, j.state, j.progress, j.progressMessage, j.error, j.sealed, j.expiryMs, j.attempts,
         j.createdAt, j.startedAt, j.finishedAt, j.expiresAt, j.resultsState);
+  }
+
+  insertIfIdle(j: JobRow): boolean {
+    try {
+      this.insert(j);
+      return true;
+    } catch (err) {
+      // the partial unique index jobs_one_active: the session already has a queued or running job
+      if ((err as { errcode?: number }).errcode === SQLITE_CONSTRAINT_UNIQUE && /jobs\.session_id/.test(String(err))) return false;
+      throw err;
+    }
+  }
+
+  activeForSession(sessionId: string): JobRow | undefined {
+    const r = this.db.prepare("SELECT * FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(sessionId) as Row | undefined;
+    return r && toJob(r);
   }
 
   byId(id: string): JobRow | undefined {

@@ -108,4 +108,21 @@ export const migrations: Migration[] = [
       CREATE INDEX assets_job ON assets(job_id, position);
     `,
   },
+  {
+    version: 4,
+    // One active job per session, held by the database rather than by a check-then-insert
+    // that two requests can both pass. Rows the old race left are settled first: the latest
+    // active job of a session keeps running, older ones fail.
+    sql: `
+      UPDATE jobs SET state = 'failed', error = 'superseded', progress_message = 'A later job on the same session replaced this one.'
+        WHERE state IN ('queued', 'processing')
+          AND id NOT IN (
+            SELECT id FROM (
+              SELECT id, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY created_at DESC, rowid DESC) AS n
+                FROM jobs WHERE state IN ('queued', 'processing')
+            ) WHERE n = 1
+          );
+      CREATE UNIQUE INDEX jobs_one_active ON jobs(session_id) WHERE state IN ('queued', 'processing');
+    `,
+  },
 ];

@@ -22,7 +22,7 @@ function crf(quality: number | undefined, worst: number, best: number, fallback:
 
 const X264_SEI_STRIP = ['-bsf:v', 'filter_units=remove_types=6']; // SEI: x264 writes its version and settings there
 
-function codecArgs(o: ConvertOptions & { format: VideoTarget }): { video: string[]; audio: string[]; muxer: string[]; even: boolean } {
+export function codecArgs(o: ConvertOptions & { format: VideoTarget }): { video: string[]; audio: string[]; muxer: string[]; even: boolean } {
   const x264 = ['-c:v', 'libx264', '-preset', 'medium', '-crf', crf(o.quality, 45, 15, 23), '-pix_fmt', 'yuv420p', ...X264_SEI_STRIP];
   const aac = ['-c:a', 'aac', '-b:a', '160k'];
   const faststart = ['-movflags', '+faststart'];

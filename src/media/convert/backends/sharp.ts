@@ -18,7 +18,7 @@ export const sharpBackend: ImageBackend = {
     return { path: input, autoOrient: true };
   },
 
-  async encode(pipeline: Sharp, target: ImageTarget, s: EncodeSettings, out: string, _conversion: Conversion) {
+  async encode(pipeline: Sharp, target: ImageTarget, s: EncodeSettings, out: string, conversion: Conversion) {
     let p: Sharp;
     switch (target) {
       case 'jpeg':
@@ -37,7 +37,7 @@ export const sharpBackend: ImageBackend = {
       default:
         throw new MediaError('engine_failed', `sharp does not write ${target}.`);
     }
-    const info = await p.toFile(out);
+    const info = await conversion.budget.sharp(p, (q) => q.toFile(out));
     return { width: info.width, height: info.pageHeight ?? info.height };
   },
 };
