@@ -7,6 +7,8 @@
 # With --tests (npm test) it also installs what only the tests use: the tools that build private
 # Tor and I2P networks in network namespaces, trace the service's system calls and check the
 # compose file and the systemd units the way an operator's machine would.
+# With --companion (bin/obscura-mcp.js, the local MCP companion, a client of the service) it
+# installs Node and the npm packages only: a client machine needs none of the Debian tools.
 # Prints nothing on a warm run; the second run takes well under a second.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -15,6 +17,7 @@ TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time)
 TEST_PACKAGES=(iproute2 util-linux strace socat docker-compose systemd)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
+[[ "${1:-}" == "--companion" ]] && DEBIAN_PACKAGES=()
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 
@@ -35,10 +38,8 @@ elif [[ -z "$NODE_BIN" ]] || ! node_new_enough "$NODE_BIN"; then
 fi
 NODE_DIR="$(dirname "$NODE_BIN")"
 export PATH="$NODE_DIR:$PATH"
-# native addons are built against the headers of the Node that runs them
-if [[ -d "$TOOLS/node/include/node" && "$NODE_BIN" == "$TOOLS/node/bin/node" ]]; then
-  export npm_config_nodedir="$TOOLS/node"
-fi
+# No npm_config_nodedir: no dependency builds a native addon at install (sharp and c2pa-node
+# ship binaries), and npm 11 warns about that variable on every command.
 
 # --- 2. Debian packages ----------------------------------------------------
 missing=()

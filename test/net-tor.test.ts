@@ -23,6 +23,7 @@ import { ORIGIN_LINE, RUN_SH, onionEnv, startOnionTor, type OnionTor } from './h
 import { pidAlive } from './helpers/tor-process.ts';
 import { until } from './helpers/until.ts';
 import { socksHttp, type Exchange, type SocksHttp } from './helpers/tor-socks.ts';
+import { startCompanion } from './helpers/companion.ts';
 
 const CLEARNET = 'https://obscura.example';
 const I2P_HOST = `${'obscuratesti2p'.padEnd(52, 'a')}.b32.i2p`; // 52 base32 characters, as I2P's
@@ -339,6 +340,21 @@ test('the onion service on a private Tor network: started by the shipped run.sh,
   const secretBack = (await http.request('GET', back[0].download_url, { headers: X })).body;
   t.is(sha256(secretBack), sha256(secret), 'the secret came back byte-identical');
   timings.hideAndReveal = ms(phase);
+
+  // 5b. the local companion (obscura-mcp) through the same SOCKS port: a whole convert_file
+  phase = performance.now();
+  const companion = await startCompanion({ OBSCURA_API_KEY: key, OBSCURA_BASE_URL: O, OBSCURA_SOCKS_PROXY: `socks5h://127.0.0.1:${socksPort}`, HOME: dir });
+  t.teardown(() => companion.close());
+  const small = path.join(dir, 'trip small.jpg');
+  await sharp(PHOTO).resize(320).jpeg().toFile(small);
+  const converted = await companion.call('convert_file', { file_path: small, output_format: 'webp' });
+  t.false(converted.isError, converted.text);
+  t.is(converted.data.saved_to, path.join(dir, 'trip small.webp'));
+  t.is((await sharp(readFileSync(converted.data.saved_to)).metadata()).format, 'webp');
+  await companion.close();
+  t.deepEqual(companion.protocolErrors.map(String), []);
+  t.false(companion.stderr().includes(key));
+  timings.companion = ms(phase);
 
   // 6. /mcp is clearnet-only: over the onion it is any unknown path
   const mcp = await http.request('POST', `${O}/mcp`, { headers: { 'Content-Type': 'application/json' }, body: '{}' });

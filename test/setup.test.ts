@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SERVICE_NODE_FLAGS } from './helpers/child.ts';
+import { tempDir } from './helpers/service.ts';
 import { test } from './helpers/test.ts';
 
 // npm test itself ran the setup first; a second run must find everything in place.
@@ -26,4 +28,19 @@ test('npm start, the image and the systemd unit run node with the service flags,
   }
   const r = spawnSync(process.execPath, [...SERVICE_NODE_FLAGS, '-e', '0'], { encoding: 'utf8' });
   t.is(r.status, 0, r.stderr);
+});
+
+// Agent clients show the companion's stderr to people, and npm's own lines there are noise:
+// an unknown-config warning (npm 11 warns about npm_config_nodedir, which setup.sh used to
+// export) or an update notice (also a request to the registry). With a clean home, so no
+// user npmrc speaks, the project's own npm commands print none.
+test('npm run in this project prints no npm warning or notice of its own', (t) => {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: tempDir('obscura-npm-home-'), OBSCURA_DATA_DIR: tempDir(), OBSCURA_MASTER_KEY: randomBytes(32).toString('base64') };
+  // what an npm that started this test run exports (npm_config_userconfig, ...) stays out
+  for (const k of Object.keys(env)) if (/^npm_/i.test(k)) delete env[k];
+  const r = spawnSync('npm', ['run', 'cli', '--', 'maintenance', 'status'], { env, encoding: 'utf8' });
+  t.is(r.status, 0, r.stderr);
+  t.is(r.stdout.trim().split('\n').pop(), 'maintenance off');
+  t.notRegex(r.stderr, /npm (warn|notice|WARN)/, r.stderr);
+  t.notRegex(readFileSync('deploy/setup.sh', 'utf8'), /export\s+npm_config_nodedir/, 'setup.sh exports no npm_config_nodedir (its cold npm ci path is not run here)');
 });

@@ -323,6 +323,27 @@ export class Jobs {
     }
   }
 
+  /**
+   * Destroys what the jobs of a deleted session left: result bytes and keys, and the sealed
+   * report (names, verdicts). Their results answer 410 from now on. Returns how many jobs.
+   */
+  async destroyResultsOf(session: SessionRow): Promise<number> {
+    const now = Date.now();
+    const done = this.#rows.forSession(session.id).filter((j) => TERMINAL.includes(j.state));
+    for (const job of done) {
+      for (const a of this.#assets.forJob(job.id)) {
+        await this.#blobs.delete(a.id);
+        this.#assets.setState(a.id, 'expired');
+      }
+      this.#rows.update(job.id, {
+        resultsState: 'expired',
+        expiresAt: Math.min(job.expiresAt ?? now, now),
+        sealed: this.#sealer.seal(`job:${job.id}`, { options: {} } satisfies Sealed),
+      });
+    }
+    return done.length;
+  }
+
   get activeJobs(): number {
     return this.#running.size;
   }

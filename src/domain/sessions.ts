@@ -54,7 +54,7 @@ export class Sessions {
       throw new AppError('not_found', 'session_not_found', 'No such session.');
     }
     if (row.expiresAt <= Date.now()) {
-      throw new AppError('gone', 'session_expired', 'This session has expired; start a new one.');
+      throw new AppError('gone', 'session_expired', 'This session has expired or was deleted; start a new one.');
     }
     return row;
   }
@@ -70,6 +70,11 @@ export class Sessions {
         job_uid: job.id,
       });
     }
+  }
+
+  /** Ends the session now (its owner deleted it): from here on every call on it answers 410. */
+  end(row: SessionRow): void {
+    this.#repo.end(row.id, Date.now());
   }
 
   /** For the job engine, which already knows whose session it is. */

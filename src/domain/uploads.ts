@@ -255,6 +255,13 @@ export class Uploads {
     if (row?.via === 'tus' && row.state !== 'deleted' && row.state !== 'expired') await this.#discard(row);
   }
 
+  /** Destroys the bytes and keys of every live upload of a deleted session. Returns how many. */
+  async destroyIn(session: SessionRow): Promise<number> {
+    const rows = this.#rows.liveInSession(session.id);
+    for (const row of rows) await this.#end(row, 'deleted');
+    return rows.length;
+  }
+
   listFiles(session: SessionRow): FileView[] {
     return this.#rows.liveInSession(session.id).map((r) => this.view(r));
   }
@@ -370,6 +377,8 @@ export class Uploads {
       if (err instanceof OffsetMismatchError) {
         throw new AppError('conflict', 'offset_mismatch', `The offset does not match; the upload is at ${err.current}.`, { upload_offset: err.current });
       }
+      // its session was deleted (or it expired) while the body was on its way
+      if (err instanceof BlobNotFoundError) throw new AppError('gone', 'upload_deleted', 'This upload was deleted or expired while it arrived; nothing was kept.');
       throw err;
     }
     if (next === row.size && row.state !== 'completed') this.#rows.setState(row.id, 'completed', Date.now());

@@ -12,12 +12,16 @@ import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
 import { analyseRoutes } from './api/analyse.ts';
 import { convertRoutes } from './api/convert.ts';
+import { sessionDeleteRoutes } from './api/session-delete.ts';
 import { sessionRoutes } from './api/sessions.ts';
 import { stegoRoutes } from './api/stego.ts';
 import { tusRoutes } from './api/tus.ts';
 import { directUploadRoutes } from './api/upload.ts';
 import { statusRoutes } from './api/status.ts';
+import { openApiRoutes } from './openapi/route.ts';
+import { mountedRoutes } from './route-list.ts';
 import type { AppState } from './context.ts';
+import { isMcpPath, mcpRoutes } from './mcp/route.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { errorBoundary } from './middleware/errors.ts';
 import { minBodyRate } from './middleware/body-rate.ts';
@@ -54,14 +58,18 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
   if (network === 'clearnet' && deps.config.onionLocation) app.use(onionLocation(deps.config.onionLocation));
   app.use(v1StatusTable());
   app.use(errorBoundary(deps.log));
-  app.use(maintenanceGate(deps.maintenance, service));
+  const mcp = network === 'clearnet';
+  app.use(maintenanceGate(deps.maintenance, service, mcp ? (ctx) => isMcpPath(ctx.path) : undefined));
   app.use(visitorLimit(deps.rateLimits));
   app.use(minBodyRate(deps.config.abuse.minBodyRate, deps.config.abuse.minBodyRateWindowMs));
 
   const routers = [
     statusRoutes(service),
+    // written from the routes mounted here, once all are (on first ask)
+    openApiRoutes({ network, serviceVersion: service.version, expiryMaxMs: deps.jobs.limits.expiryMaxMs, mounted: () => mountedRoutes(app) }),
     accountRoutes(deps.apiKeys),
     sessionRoutes(deps),
+    sessionDeleteRoutes(deps),
     directUploadRoutes(deps),
     tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
     v1UploadRoutes(deps),
@@ -69,6 +77,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     analyseRoutes(deps),
     convertRoutes(deps),
     stegoRoutes(deps),
+    ...(mcp ? [mcpRoutes({ ...deps, service })] : []),
   ];
   for (const router of routers) {
     app.use(router.routes());

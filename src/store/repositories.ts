@@ -63,6 +63,8 @@ export interface SessionRepository {
   insert(row: SessionRow): void;
   byId(id: string): SessionRow | undefined;
   expiredBefore(at: number, limit: number): SessionRow[];
+  /** Ends the session's life at `at` (its owner deleted it), unless it ended before. */
+  end(id: string, at: number): void;
   delete(id: string): void;
 }
 
@@ -139,6 +141,8 @@ export interface JobRepository {
   insertIfIdle(row: JobRow): boolean;
   byId(id: string): JobRow | undefined;
   latestForSession(sessionId: string): JobRow | undefined;
+  /** Every job of a session, oldest first. */
+  forSession(sessionId: string): JobRow[];
   /** The session's queued or running job, if any (there is at most one). */
   activeForSession(sessionId: string): JobRow | undefined;
   /** Atomically moves the oldest queued job to processing and returns it. */

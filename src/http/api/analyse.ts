@@ -7,6 +7,8 @@ import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { answerPoll, answerStart } from './results.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { jobStartBodies } from '../schemas/jobs.ts';
+import { validate } from '../schemas/validate.ts';
 
 /**
  * The per-file items of an analyse job, as both interfaces answer them: assets become
@@ -33,14 +35,26 @@ export function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results
   });
 }
 
+/** A finished analyse job's result: one item per file (REST and MCP). */
+export function analyseResult(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Record<string, unknown> {
+  return {
+    job_uid: job.id,
+    status: job.state,
+    message: job.progressMessage,
+    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    files: analyseItems(ctx, jobs, job),
+  };
+}
+
 // Analyse: start on an analyse session, poll by upload_uid, read the result by job_uid.
 export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs } = deps;
+  const { analyse } = jobStartBodies(jobs.limits.expiryMaxMs);
 
   router.post('/api/analyse/job', auth, async (ctx) => {
-    const job = await jobs.create(ctx.state.account!, 'analyse', await readObject(ctx));
+    const job = await jobs.create(ctx.state.account!, 'analyse', validate(analyse, await readObject(ctx)));
     answerStart(ctx, job);
   });
 
@@ -49,14 +63,7 @@ export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
   });
 
   router.get('/api/analyse/result/:job', auth, (ctx) => {
-    const job = jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse');
-    ctx.body = {
-      job_uid: job.id,
-      status: job.state,
-      message: job.progressMessage,
-      expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
-      files: analyseItems(ctx, jobs, job),
-    };
+    ctx.body = analyseResult(ctx, jobs, jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse'));
   });
 
   router.get('/api/analyse/asset/:asset', auth, (ctx) => {

@@ -3,19 +3,35 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import { readObject } from '../body.ts';
-import type { AppState } from '../context.ts';
+import type { JobRow } from '../../store/repositories.ts';
+import type { AppState, Ctx } from '../context.ts';
 import { answerPoll, answerStart, resultFile } from './results.ts';
 import { sendFile } from '../download.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { jobStartBodies } from '../schemas/jobs.ts';
+import { validate } from '../schemas/validate.ts';
+
+/** A finished convert job's results, download URLs on the request's network (REST and MCP). */
+export function convertResults(ctx: Ctx, jobs: Jobs, job: JobRow): Record<string, unknown> {
+  const { report, assets } = jobs.results(job);
+  return {
+    job_uid: job.id,
+    status: job.state,
+    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    result_files: assets.map((a) => resultFile(ctx, a, '/api/convert/download')),
+    failed_files: ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message })),
+  };
+}
 
 // Convert: start on a session, poll by upload_uid, list results, download each file.
 export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs } = deps;
+  const { convert } = jobStartBodies(jobs.limits.expiryMaxMs);
 
   router.post('/api/convert/job', auth, async (ctx) => {
-    const job = await jobs.create(ctx.state.account!, 'convert', await readObject(ctx));
+    const job = await jobs.create(ctx.state.account!, 'convert', validate(convert, await readObject(ctx)));
     answerStart(ctx, job);
   });
 
@@ -24,15 +40,7 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
   });
 
   router.get('/api/convert/job/:uid/results', auth, (ctx) => {
-    const job = jobs.latest(ctx.state.account!, ctx.params.uid, 'convert');
-    const { report, assets } = jobs.results(job);
-    ctx.body = {
-      job_uid: job.id,
-      status: job.state,
-      expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
-      result_files: assets.map((a) => resultFile(ctx, a, '/api/convert/download')),
-      failed_files: ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message })),
-    };
+    ctx.body = convertResults(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
   });
 
   router.get('/api/convert/download/:asset', auth, (ctx) => {

@@ -19,10 +19,15 @@ export function resultFile(ctx: Ctx, a: AssetRow & AssetPrivate, downloadBase: s
   };
 }
 
+/** A just-started job, the same for every product (REST and MCP). */
+export function startView(job: JobRow): Record<string, unknown> {
+  return { job_uid: job.id, job_type: job.product, status: job.state, upload_uid: job.sessionId };
+}
+
 /** The answer to a job start, the same for every product: 201 and the job's first state. */
 export function answerStart(ctx: Ctx, job: JobRow): void {
   ctx.status = 201;
-  ctx.body = { job_uid: job.id, job_type: job.product, status: job.state, upload_uid: job.sessionId };
+  ctx.body = startView(job);
 }
 
 const MAX_WAIT_S = 30;

@@ -1,12 +1,13 @@
 import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import type { SessionType } from '../../store/repositories.ts';
 import { readObject } from '../body.ts';
 import type { AppState, RouteCtx } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { AnalyseSessionBody, ConvertSessionBody, HideRevealSessionBody } from '../schemas/sessions.ts';
+import { validate } from '../schemas/validate.ts';
 
 // Sessions of the three products, and the files each holds:
 //   hide/reveal: /api/session,  analyse: /api/analyse/session,  convert: /api/convert/session
@@ -14,18 +15,9 @@ export function sessionRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uplo
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
 
-  const create = (allowed: readonly SessionType[], fixed?: SessionType) => async (ctx: RouteCtx) => {
-    const body = await readObject(ctx);
-    const unknown = Object.keys(body).filter((k) => k !== 'type');
-    if (unknown.length) throw new AppError('invalid', 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
-    let type = fixed;
-    if (body.type !== undefined || !fixed) {
-      if (typeof body.type !== 'string' || !allowed.includes(body.type as SessionType)) {
-        throw new AppError('invalid', 'invalid_session_type', `type must be ${allowed.map((t) => `"${t}"`).join(' or ')}.`);
-      }
-      type = body.type as SessionType;
-    }
-    const session = deps.sessions.create(ctx.state.account!, type!);
+  const create = (schema: typeof HideRevealSessionBody | typeof AnalyseSessionBody | typeof ConvertSessionBody, fixed?: SessionType) => async (ctx: RouteCtx) => {
+    const body = validate(schema, await readObject(ctx));
+    const session = deps.sessions.create(ctx.state.account!, (body.type ?? fixed) as SessionType);
     ctx.status = 201;
     ctx.body = deps.sessions.describe(session);
   };
@@ -40,9 +32,9 @@ export function sessionRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uplo
     ctx.body = deps.sessions.describe(session);
   };
 
-  router.post('/api/session', auth, create(['hide', 'reveal']));
-  router.post('/api/analyse/session', auth, create(['analyse'], 'analyse'));
-  router.post('/api/convert/session', auth, create(['convert'], 'convert'));
+  router.post('/api/session', auth, create(HideRevealSessionBody));
+  router.post('/api/analyse/session', auth, create(AnalyseSessionBody, 'analyse'));
+  router.post('/api/convert/session', auth, create(ConvertSessionBody, 'convert'));
   router.get('/api/session/:uid', auth, one(['hide', 'reveal']));
   router.get('/api/analyse/session/:uid', auth, one(['analyse']));
   router.get('/api/convert/session/:uid', auth, one(['convert']));

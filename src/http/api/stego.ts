@@ -2,12 +2,27 @@ import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { Sessions } from '../../domain/sessions.ts';
-import type { Product } from '../../store/repositories.ts';
+import type { JobRow, Product } from '../../store/repositories.ts';
 import { readObject } from '../body.ts';
-import type { AppState, RouteCtx } from '../context.ts';
+import type { AppState, Ctx, RouteCtx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { jobStartBodies } from '../schemas/jobs.ts';
+import { validate } from '../schemas/validate.ts';
 import { answerPoll, answerStart, resultFile } from './results.ts';
+
+/** A finished hide or reveal job's results, download URLs on the request's network (REST and MCP). */
+export function stegoResults(ctx: Ctx, jobs: Jobs, job: JobRow): Record<string, unknown> {
+  const { assets } = jobs.results(job);
+  return {
+    job_uid: job.id,
+    job_type: job.product,
+    status: job.state,
+    message: job.progressMessage,
+    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    result_files: assets.map((a) => resultFile(ctx, a, '/api/job/download')),
+  };
+}
 
 // Hide and reveal share one set of paths; the session's type says which one a job is.
 export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sessions }): Router<AppState> {
@@ -15,11 +30,13 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sess
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs } = deps;
   const productOf = (ctx: RouteCtx, uid: unknown): Product => deps.sessions.get(ctx.state.account!, typeof uid === 'string' ? uid : '', ['hide', 'reveal']).type;
+  const bodies = jobStartBodies(jobs.limits.expiryMaxMs);
 
   router.post('/api/job', auth, async (ctx) => {
     const body = await readObject(ctx);
+    // the session says which product this is, so which body it takes (a reveal has no output_format)
     const product = typeof body.upload_uid === 'string' ? productOf(ctx, body.upload_uid) : 'hide';
-    const job = await jobs.create(ctx.state.account!, product, body);
+    const job = await jobs.create(ctx.state.account!, product, validate(product === 'reveal' ? bodies.reveal : bodies.hide, body));
     answerStart(ctx, job);
   });
 
@@ -28,16 +45,7 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sess
   });
 
   router.get('/api/job/:uid/results', auth, (ctx) => {
-    const job = jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid));
-    const { assets } = jobs.results(job);
-    ctx.body = {
-      job_uid: job.id,
-      job_type: job.product,
-      status: job.state,
-      message: job.progressMessage,
-      expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
-      result_files: assets.map((a) => resultFile(ctx, a, '/api/job/download')),
-    };
+    ctx.body = stegoResults(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid)));
   });
 
   router.get('/api/job/download/:asset', auth, (ctx) => {

@@ -1,9 +1,14 @@
 import type { Maintenance } from '../../domain/maintenance.ts';
-import type { Mw } from '../context.ts';
+import type { Ctx, Mw } from '../context.ts';
 
-export function maintenanceGate(maintenance: Maintenance, service: { name: string; version: string }): Mw {
+/**
+ * In maintenance every request is answered 503, except those `passes` lets through: /mcp,
+ * whose status tool reports the maintenance and whose keyed tools refuse it themselves, so an
+ * agent reads it as a tool result rather than a transport failure.
+ */
+export function maintenanceGate(maintenance: Maintenance, service: { name: string; version: string }, passes?: (ctx: Ctx) => boolean): Mw {
   return async (ctx, next) => {
-    if (!maintenance.isOn()) return next();
+    if (!maintenance.isOn() || passes?.(ctx)) return next();
     ctx.status = 503;
     ctx.set('Retry-After', String(maintenance.retryAfterS));
     ctx.body = {

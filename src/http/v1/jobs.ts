@@ -11,10 +11,11 @@ import { analyseItems } from '../api/analyse.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { validate } from '../schemas/validate.ts';
+import { JobAnalyse } from '../schemas/v1.ts';
 import { v1Statuses } from './errors.ts';
 
 const V1_STATUS: Record<JobState, string> = { queued: 'WAITING', processing: 'PROCESSING', completed: 'COMPLETED', partial: 'COMPLETED', failed: 'FAILED' };
-const FIELDS = ['key', 'enableTips', 'enableExtraAnalysis'];
 
 export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploads }): Router<AppState> {
   const router = new Router<AppState>();
@@ -22,13 +23,7 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploa
   const { jobs } = deps;
 
   router.post('/v1/job/analyse', v1Statuses(), auth, async (ctx) => {
-    const body = await readObject(ctx);
-    const unknown = Object.keys(body).filter((k) => !FIELDS.includes(k));
-    if (unknown.length) throw new AppError('invalid', 'unknown_field', `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. JobAnalyse has ${FIELDS.join(', ')}.`);
-    if (typeof body.key !== 'string' || body.key === '') throw new AppError('invalid', 'invalid_key', 'key is required: the key of the media-url (the last part of its path).');
-    for (const f of ['enableTips', 'enableExtraAnalysis']) {
-      if (typeof body[f] !== 'boolean') throw new AppError('invalid', 'invalid_field', `${f} is required, true or false.`);
-    }
+    const body = validate(JobAnalyse, await readObject(ctx));
     const account = ctx.state.account!;
     const session = await deps.uploads.mediaUrlSession(account, body.key, 'analyse');
     const job = await jobs.create(account, 'analyse', {

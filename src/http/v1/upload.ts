@@ -9,6 +9,8 @@ import type { Uploads } from '../../domain/uploads.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { validate } from '../schemas/validate.ts';
+import { FileMetadata } from '../schemas/v1.ts';
 import { v1Statuses } from './errors.ts';
 
 const TUS_VERSION = '1.0.0';
@@ -26,9 +28,7 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Ro
   };
 
   router.post('/v1/upload/create-media-url', v1Statuses(), auth, async (ctx) => {
-    const body = await readObject(ctx);
-    if (typeof body.name !== 'string' || body.name === '') throw new AppError('invalid', 'invalid_name', 'name is required: the file name, as a string.');
-    if (body.size === undefined) throw new AppError('invalid', 'invalid_size', 'size is required: the file size in bytes.');
+    const body = validate(FileMetadata, await readObject(ctx));
     const { key, expiresAt } = await deps.uploads.createMediaUrl(ctx.state.account!, { name: body.name, size: body.size });
     const location = urlFor(ctx, `/v1/upload/resumable/${key}`);
     ctx.status = 201;

@@ -51,7 +51,8 @@ const integer = (field: string, min: number, max: number) =>
 
 const flag = (field: string) => z.boolean({ error: (iss) => `${field} must be true or false (got ${shown(iss.input)}).` });
 
-const schema = z.object({
+/** The convert options' fields; the API's job-start schema (http/schemas/jobs.ts) is built from them too. */
+export const CONVERT_FIELDS = {
   image_format: oneOf('image_format', IMAGE_TARGETS).optional(),
   video_format: oneOf('video_format', VIDEO_TARGETS).optional(),
   quality: integer('quality', 1, 100).optional(),
@@ -60,7 +61,9 @@ const schema = z.object({
   fit: oneOf('fit', FITS).optional(),
   upscale: flag('upscale').optional(),
   lossless: flag('lossless').optional(),
-});
+};
+
+const schema = z.object(CONVERT_FIELDS);
 
 /** Parses the convert fields of an API body (the caller refuses unknown keys). Throws MediaError('invalid_option'). */
 export function parseConvertOptions(raw: Record<string, unknown>): ConvertOptions {

@@ -97,6 +97,10 @@ export class SqliteJobs implements JobRepository {
     return r && toJob(r);
   }
 
+  forSession(sessionId: string): JobRow[] {
+    return (this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as unknown as Row[]).map(toJob);
+  }
+
   claimNext(now: number): JobRow | undefined {
     return tx(this.db, () => {
       const r = this.db.prepare("SELECT * FROM jobs WHERE state = 'queued' ORDER BY created_at, rowid LIMIT 1").get() as Row | undefined;

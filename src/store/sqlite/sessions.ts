@@ -38,6 +38,10 @@ export class SqliteSessions implements SessionRepository {
     return (this.db.prepare('SELECT * FROM sessions WHERE expires_at <= ? LIMIT ?').all(at, limit) as unknown as Row[]).map(toSession);
   }
 
+  end(id: string, at: number): void {
+    this.db.prepare('UPDATE sessions SET expires_at = ? WHERE id = ? AND expires_at > ?').run(at, id, at);
+  }
+
   delete(id: string): void {
     this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }

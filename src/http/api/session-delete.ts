@@ -1,0 +1,23 @@
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import { deleteSession } from '../../domain/session-deletion.ts';
+import type { Sessions } from '../../domain/sessions.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import type { SessionType } from '../../store/repositories.ts';
+import type { AppState, RouteCtx } from '../context.ts';
+import { requireKey } from '../middleware/auth.ts';
+
+// DELETE of a session, on each product's session path: its files and its jobs' results are
+// destroyed now (409 session_busy while a job is queued or running on it; 410 once gone).
+export function sessionDeleteRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uploads: Uploads; jobs: Jobs }): Router<AppState> {
+  const router = new Router<AppState>();
+  const auth = requireKey(deps.apiKeys, 'x-api-key');
+  const remove = (types: readonly SessionType[]) => async (ctx: RouteCtx) => {
+    ctx.body = await deleteSession(deps, ctx.state.account!, ctx.params.uid, types);
+  };
+  router.delete('/api/session/:uid', auth, remove(['hide', 'reveal']));
+  router.delete('/api/analyse/session/:uid', auth, remove(['analyse']));
+  router.delete('/api/convert/session/:uid', auth, remove(['convert']));
+  return router;
+}

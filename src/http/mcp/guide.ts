@@ -1,0 +1,20 @@
+// The whole workflow in words a model can follow, with the exact tools, REST calls and headers,
+// for the origin the request came in on and the limits in force.
+import type { McpDeps } from './call.ts';
+
+export function guide(deps: McpDeps, origin: string): string {
+  const { limits } = deps.config;
+  const direct = Math.min(limits.directUploadMax, limits.fileMax);
+  return [
+    `Obscura analyses, hides, reveals and converts images and videos. API root: ${origin}/api. Every tool below except status, get_started and get_capabilities needs your API key in the X-Api-Key header of the HTTP request to this MCP endpoint; the same header goes on every REST call. A key is never a tool argument, and no tool shows it.`,
+    `MCP carries JSON, not file bytes: files go over HTTP (step 3). The flow is session, upload, job, poll, results.`,
+    `1. Session. create_session {"type": "convert"} (or "analyse", "hide", "reveal"); keep its upload_uid. REST: POST ${origin}/api/convert/session, POST ${origin}/api/analyse/session, or POST ${origin}/api/session with {"type": "hide"} or {"type": "reveal"}. A session lives ${Math.round(limits.sessionLifeMs / 3_600_000)} hours.`,
+    `2. Steps. convert and analyse: step 1 is each input file (up to ${limits.sessionMaxFiles}). hide: step 1 is the secret file(s), step 2 exactly one cover image or video. reveal: step 1 is the one file to reveal from. get_upload_instructions {"upload_uid", "step", "file_name", "size"} gives the URLs and headers for one file.`,
+    `3. Upload each file. Direct, up to ${direct} bytes: POST ${origin}/api/upload with the raw file as the body (Content-Length set, not chunked) and headers X-Api-Key, X-Upload-Uid: <upload_uid>, X-Upload-Step: <step>, X-Filename: <name, percent-encoded>; answers 201 {"file": {"storage_uid", "name", "step", "size", "status"}}. Larger files, up to ${limits.fileMax} bytes: TUS 1.0.0 at ${origin}/api/tus: POST with Tus-Resumable: 1.0.0, Upload-Length and Upload-Metadata "upload_uid <base64>,step <base64>,name <base64>", then PATCH the Location it gave with Content-Type: application/offset+octet-stream and Upload-Offset, in chunks of at most ${limits.chunkMax} bytes (HEAD gives the offset to resume from). list_session_files shows each file's status; every one must be completed before the job starts.`,
+    `4. Start the job (one per session at a time). start_convert_job {"upload_uid", "image_format": "webp"} (or "video_format", with quality, width, height, fit, upscale, lossless), start_analyse_job {"upload_uid"}, start_hide_job {"upload_uid", "password"}, start_reveal_job {"upload_uid", "password"}; each takes "expiry" (how long results stay, e.g. "1d"). Options are checked at once: a bad one is an error now. REST: POST ${origin}/api/convert/job, ${origin}/api/analyse/job, or ${origin}/api/job, with the same fields as JSON.`,
+    `5. Poll. get_job_status {"upload_uid", "wait": 30} until status is completed, partial (some files failed) or failed; wait holds the answer until the job changes state, and progress_message says why a job failed. REST: GET ${origin}/api/convert/job/<upload_uid>?wait=30 (analyse: /api/analyse/job/<upload_uid>, hide and reveal: /api/job/<upload_uid>).`,
+    `6. Results. get_job_results {"upload_uid"} (convert, hide, reveal) lists result_files, each with a download_url; get_analyse_result {"upload_uid"} or {"job_uid"} gives one report per file (grade A-F, verdicts, findings; a null verdict means no answer, never clean). Download each download_url with GET and the X-Api-Key header (one Range is honoured). Results are destroyed at expires_at (then 410).`,
+    `7. Clean up. delete_session {"upload_uid"} destroys the files and results now instead of at expiry.`,
+    `Errors come back as tool errors {"error": "<code>", "message"}: a key problem is missing_api_key, malformed_api_key, invalid_api_key, account_not_verified or account_inactive; rate_limited and maintenance carry retry_after (seconds); job_not_finished means poll again; session_expired means start a new session. get_capabilities lists formats, options and limits.`,
+  ].join('\n\n');
+}

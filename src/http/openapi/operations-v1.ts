@@ -1,0 +1,95 @@
+// The v1 interface, as SEED-SPEC.md's tables give it: its operation names, shapes and statuses
+// (401, 422 and 500 everywhere, 404 and 410 for resumableDelete alone).
+import { AnalyseStarted, ChunkAccepted, FileMetadata, JobAnalyse, JobResult, JobStatus, MediaUrlCreated, ResumableChunk } from '../schemas/v1.ts';
+import type { Operation } from './operation.ts';
+
+const RESUMABLE = '422: invalid, expired or deleted media-url, or bad input';
+const resumableHeaders = ['Upload-Offset', 'Upload-Expires', 'Tus-Resumable'];
+
+export function v1Operations(): Operation[] {
+  return [
+    {
+      method: 'post',
+      path: '/v1/job/analyse',
+      operationId: 'analyse',
+      tag: 'v1',
+      summary: 'Start an analysis of a completed media-url',
+      auth: 'v1',
+      body: { schema: JobAnalyse, required: true },
+      answers: { 200: { description: 'Started; Location holds the job-url.', schema: AnalyseStarted, headers: ['Location'] } },
+      errors: { 422: 'unknown_field, invalid_key, invalid_field, upload_not_found, upload_incomplete, and any other bad input' },
+    },
+    {
+      method: 'post',
+      path: '/v1/job/status/{key}',
+      operationId: 'status',
+      tag: 'v1',
+      summary: 'The status of a job',
+      auth: 'v1',
+      params: ['jobKey'],
+      answers: { 200: { description: 'JobStatus; resultUrl is set once the job has completed.', schema: JobStatus } },
+      errors: { 422: 'job_not_found: an unknown job key' },
+    },
+    {
+      method: 'get',
+      path: '/v1/job/result/{key}',
+      operationId: 'result',
+      tag: 'v1',
+      summary: 'The result of a job',
+      auth: 'v1',
+      params: ['resultKey'],
+      answers: { 200: { description: 'JobResult.', schema: JobResult } },
+      errors: { 422: 'job_not_found, job_failed, job_not_finished, results_expired' },
+    },
+    {
+      method: 'post',
+      path: '/v1/upload/create-media-url',
+      operationId: 'createMediaUrl',
+      tag: 'v1',
+      summary: 'Create a media-url to upload a file to',
+      auth: 'v1',
+      body: { schema: FileMetadata, required: true },
+      answers: { 201: { description: 'Location holds the media-url; its last path segment is the key.', schema: MediaUrlCreated, headers: ['Location', 'Upload-Expires', 'Tus-Resumable'] } },
+      errors: { 422: 'invalid_name, invalid_size, name_too_long, file_too_large, and any other bad input' },
+    },
+    {
+      method: 'head',
+      path: '/v1/upload/resumable/{key}',
+      operationId: 'resumableHead',
+      tag: 'v1',
+      summary: 'Where an upload stands',
+      auth: 'v1',
+      params: ['mediaKey'],
+      answers: { 200: { description: 'Resume from Upload-Offset.', headers: [...resumableHeaders, 'Upload-Length'] } },
+      errors: { 422: RESUMABLE },
+    },
+    {
+      method: 'patch',
+      path: '/v1/upload/resumable/{key}',
+      operationId: 'resumablePatch',
+      tag: 'v1',
+      summary: 'Upload a chunk at its offset',
+      description: 'A chunk is applied whole or not at all.',
+      auth: 'v1',
+      params: ['mediaKey'],
+      body: { content: { 'multipart/form-data': {} }, schema: ResumableChunk, required: true },
+      answers: {
+        200: { description: 'Stored; more data expected.', schema: ChunkAccepted, headers: resumableHeaders },
+        204: { description: 'Stored; the upload is complete.', headers: resumableHeaders },
+      },
+      errors: { 422: `${RESUMABLE}: a wrong, negative or non-numeric offset, a chunk over 5 MiB or past the size, a malformed body (the current offset is in the message and in Upload-Offset)` },
+      errorHeaders: { 422: ['Upload-Offset', 'Tus-Resumable'] },
+    },
+    {
+      method: 'delete',
+      path: '/v1/upload/resumable/{key}',
+      operationId: 'resumableDelete',
+      tag: 'v1',
+      summary: 'Unlink a media-url (its bytes are destroyed)',
+      auth: 'v1',
+      params: ['mediaKey'],
+      answers: { 204: { description: 'Unlinked.', headers: ['Tus-Resumable'] } },
+      errors: { 404: 'upload_not_found: invalid media-url', 410: 'upload_deleted, upload_expired: deleted or expired media-url', 422: 'invalid input' },
+    },
+  ];
+}

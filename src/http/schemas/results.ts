@@ -1,0 +1,89 @@
+// What finished jobs answer: result files of hide, reveal and convert, and analyse items (the
+// same items on both interfaces).
+import { z } from 'zod';
+
+const iso = z.iso.datetime();
+const state = z.enum(['queued', 'processing', 'completed', 'partial', 'failed']);
+const download = {
+  download_path: z.string().describe('The download, relative to the origin.'),
+  download_url: z.url().describe('The download on the network the request came in on.'),
+};
+
+export const ResultFile = z.object({
+  asset_id: z.string(),
+  name: z.string().describe('The input it came from (a revealed file: its original name).'),
+  output_name: z.string().optional(),
+  mime_type: z.string(),
+  file_size: z.int(),
+  width: z.int().optional(),
+  height: z.int().optional(),
+  notes: z.array(z.string()),
+  ...download,
+});
+
+export const ConvertResults = z.object({
+  job_uid: z.string(),
+  status: state,
+  expires_at: iso.nullable(),
+  result_files: z.array(ResultFile),
+  failed_files: z.array(z.object({ name: z.string(), error: z.string(), message: z.string() })),
+});
+
+export const StegoResults = z.object({
+  job_uid: z.string(),
+  job_type: z.enum(['hide', 'reveal']),
+  status: state,
+  message: z.string(),
+  expires_at: iso.nullable(),
+  result_files: z.array(ResultFile),
+});
+
+const verdict = (what: string) => z.looseObject({}).nullable().describe(`${what}. null: the check gave no answer (never a clean result).`);
+
+const AnalysedFile = z.object({
+  name: z.string(),
+  grade: z.enum(['A', 'B', 'C', 'D', 'F']),
+  grade_reasons: z.array(z.object({ points: z.int(), reason: z.string() })),
+  face_count: z.int().nullable(),
+  text_region_count: z.int().nullable(),
+  watermark_flagged: z.boolean().nullable(),
+  steganography_suspected: z.boolean().nullable(),
+  verdicts: z.object({
+    ai_generation: verdict('Declared or likely AI generation'),
+    c2pa: verdict('C2PA manifest, signature and trust'),
+    camera_fingerprint: verdict('JPEG quantisation tables: quality and encoder family'),
+    forensic: verdict('Error level, noise residual and (deep) copy-move'),
+    privacy: verdict('Metadata that exposes the owner, place or device'),
+    hidden_content: verdict('LSB steganalysis and appended or embedded data'),
+    findings: z.array(
+      z.object({
+        label: z.string(),
+        severity: z.enum(['info', 'low', 'medium', 'high']),
+        detector: z.string(),
+        tip: z.string().optional(),
+      }),
+    ),
+  }),
+  media: z.object({ kind: z.string(), format: z.string(), width: z.int(), height: z.int() }),
+  assets: z.array(
+    z.object({
+      asset_id: z.string(),
+      category: z.enum(['display_image', 'ela_map', 'forensic_noise_map', 'forensic_clone']),
+      mime_type: z.string(),
+      file_size: z.int(),
+      ...download,
+    }),
+  ),
+});
+
+const FailedFile = z.object({ name: z.string(), error: z.string(), message: z.string(), grade: z.null() });
+
+export const AnalyseItem = z.union([AnalysedFile, FailedFile]).describe('One file of an analysis: its verdicts, or why it could not be analysed.');
+
+export const AnalyseResult = z.object({
+  job_uid: z.string(),
+  status: state,
+  message: z.string(),
+  expires_at: iso.nullable(),
+  files: z.array(AnalyseItem),
+});

@@ -1,0 +1,48 @@
+// Sessions: the bodies that create one (checked by api/sessions.ts) and what they answer.
+import { z } from 'zod';
+import { unknownKeys, withCodes } from './validate.ts';
+
+const typeOf = (allowed: readonly [string, ...string[]]) => z.enum(allowed, { error: `type must be ${allowed.map((t) => `"${t}"`).join(' or ')}.` });
+
+const body = <S extends z.ZodRawShape>(shape: S) =>
+  withCodes(z.strictObject(shape, { error: unknownKeys('field') }), { unknown: 'unknown_field', fields: { type: 'invalid_session_type' } });
+
+/** POST /api/session: a hide or a reveal. */
+export const HideRevealSessionBody = body({ type: typeOf(['hide', 'reveal']).describe('What the session is for.') });
+/** POST /api/analyse/session: the type is implied; if sent, it must agree. */
+export const AnalyseSessionBody = body({ type: typeOf(['analyse']).optional() });
+/** POST /api/convert/session. */
+export const ConvertSessionBody = body({ type: typeOf(['convert']).optional() });
+
+const iso = z.iso.datetime();
+
+export const Session = z.object({
+  upload_uid: z.string().describe("The session's id: it names the session in uploads, jobs and polls."),
+  type: z.enum(['hide', 'reveal', 'analyse', 'convert']),
+  max_upload_bytes: z.int().describe('Largest direct upload (POST /api/upload).'),
+  max_file_bytes: z.int().describe('Largest file by any upload.'),
+  max_files: z.int().describe('Most files at step 1.'),
+  created_at: iso,
+  expires_at: iso.describe('After this every call on the session answers 410 and its files are destroyed.'),
+});
+
+export const StoredFile = z.object({
+  storage_uid: z.string(),
+  name: z.string().describe('The last path segment of the name sent, made safe.'),
+  step: z.int().describe('1: the input, the secret or the stego file; 2: the cover of a hide.'),
+  size: z.int(),
+  status: z.enum(['uploading', 'completed']),
+});
+
+/** DELETE of a session: its files and its jobs' results are destroyed now. */
+export const SessionDeleted = z.object({
+  upload_uid: z.string(),
+  type: z.enum(['hide', 'reveal', 'analyse', 'convert']),
+  deleted: z.literal(true),
+  files_destroyed: z.int(),
+  jobs_destroyed: z.int(),
+});
+
+export const SessionFiles = z.object({ upload_uid: z.string(), files: z.array(StoredFile) });
+
+export const DirectUploadResult = z.object({ file: StoredFile });

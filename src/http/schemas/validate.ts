@@ -1,0 +1,66 @@
+// Routes check their JSON bodies with the zod schemas in this folder, the same ones the OpenAPI
+// document is written from, so the two cannot drift. A refusal keeps the service's own shape:
+// 422 with a stable `error` code and the first problem in plain words. The codes live beside
+// the schemas, in a map z.toJSONSchema never reads, so they stay out of the document.
+import { z } from 'zod';
+import { AppError } from '../../domain/errors.ts';
+
+type Issue = z.core.$ZodIssue;
+type Code = string | ((issue: Issue) => string);
+
+interface Codes {
+  /** Unknown keys. */
+  unknown: string;
+  /** A field's refusals, by field name (one code, or one per kind of issue). */
+  fields: Record<string, Code>;
+  /** What concerns the whole body (a refinement over several fields). */
+  body?: string;
+  /** How many leading fields are reported before unknown keys (default 0). */
+  unknownAfter?: number;
+}
+
+// Keyed by the final schema instance: zod's .describe(), .optional() and .refine() return new ones.
+const registry = new WeakMap<z.ZodType, Codes>();
+
+/** Gives a body schema the `error` codes its refusals carry. Apply it last. */
+export function withCodes<S extends z.ZodObject>(schema: S, codes: Codes): S {
+  registry.set(schema, codes);
+  return schema;
+}
+
+/**
+ * Parses a body with its schema; on failure throws 422 with the first problem, in the order the
+ * routes checked them before they had schemas: leading fields, unknown keys, the other fields
+ * in the schema's order, then what concerns the whole body.
+ */
+export function validate<S extends z.ZodObject>(schema: S, body: unknown): z.output<S> {
+  const r = schema.safeParse(body);
+  if (r.success) return r.data;
+  const codes = registry.get(schema);
+  if (!codes) throw new Error('validate(): the schema has no error codes (withCodes)');
+  const keys = Object.keys(schema.shape);
+  const fieldOf = (issue: Issue) => (issue.path.length ? String(issue.path[0]) : undefined);
+  const rank = (issue: Issue): number => {
+    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) return (codes.unknownAfter ?? 0) - 0.5;
+    const at = keys.indexOf(fieldOf(issue) ?? '');
+    return at === -1 ? keys.length : at;
+  };
+  const issue = [...r.error.issues].sort((a, b) => rank(a) - rank(b))[0];
+  const field = fieldOf(issue);
+  const code: Code =
+    issue.code === 'unrecognized_keys' && field === undefined
+      ? codes.unknown
+      : field !== undefined && codes.fields[field]
+        ? codes.fields[field]
+        : (codes.body ?? 'invalid_input');
+  throw new AppError('invalid', typeof code === 'function' ? code(issue) : code, issue.message);
+}
+
+/** The message of unknown keys, "Unknown field: a." or "Unknown fields: a, b.", and a tail. */
+export function unknownKeys(what: string, tail = ''): (issue: z.core.$ZodRawIssue) => string | undefined {
+  return (issue) => {
+    if (issue.code !== 'unrecognized_keys') return undefined;
+    const keys = issue.keys as string[];
+    return `Unknown ${what}${keys.length > 1 ? 's' : ''}: ${keys.join(', ')}.${tail}`;
+  };
+}
