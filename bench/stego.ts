@@ -8,7 +8,12 @@
 // Goals: naive LSB replacement at 0.2 bpp detected >= 95 % with <= 5 % false positives on clean
 // covers; Obscura's hide at <= 0.1 bpp detected no more often than clean covers (<= 10 %).
 //
-// npm run bench -- stego [--hide-budget=<seconds>]   (default 90: time allowed for hidePixels)
+// Then the clean corpus of every class people send (test/helpers/clean-corpus.ts): false
+// positives per class beside detection at 0.1 and 0.2 bpp, at standard (chi-square, RS, WS) and
+// deep (+ SPA) analysis.
+//
+// npm run bench -- stego [--hide-budget=<seconds>] [--corpus=small|large]   (default 90 s: time
+// allowed for hidePixels; default corpus large)
 import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { analyseLsb, type StegoVerdict } from '../src/media/analyse/steganalysis/index.ts';
@@ -16,6 +21,8 @@ import { embedLsbReplacement } from '../src/media/analyse/steganalysis/naive-lsb
 import type { PixelImage } from '../src/media/analyse/steganalysis/types.ts';
 import type * as StegoPixels from '../src/media/stego/pixels.ts';
 import { AI_COVER_PHOTOS, buildCorpus, type Cover, PHOTOS } from './stego-corpus.ts';
+import { buildCleanCorpus, type CorpusSize } from '../test/helpers/clean-corpus.ts';
+import { classTable } from './clean-classes.ts';
 
 const RATES = [0.05, 0.1, 0.2, 0.4];
 
@@ -35,13 +42,14 @@ interface Row {
   chi: number;
   rs: number;
   spa: number;
+  ws: number;
   estSum: number;
   absErrSum: number;
   within05: number;
 }
 
 function newRow(label: string, bpp: number): Row {
-  return { label, bpp, n: 0, na: 0, verdict: 0, unanswered: 0, chi: 0, rs: 0, spa: 0, estSum: 0, absErrSum: 0, within05: 0 };
+  return { label, bpp, n: 0, na: 0, verdict: 0, unanswered: 0, chi: 0, rs: 0, spa: 0, ws: 0, estSum: 0, absErrSum: 0, within05: 0 };
 }
 
 function tally(row: Row, v: StegoVerdict): void {
@@ -52,7 +60,8 @@ function tally(row: Row, v: StegoVerdict): void {
     if (!e.detected) continue;
     if (e.method === 'chi_square') row.chi++;
     else if (e.method === 'rs') row.rs++;
-    else row.spa++;
+    else if (e.method === 'sample_pairs') row.spa++;
+    else row.ws++;
   }
   if (v.rate !== null) {
     row.estSum += v.rate;
@@ -65,7 +74,7 @@ function tally(row: Row, v: StegoVerdict): void {
 const pct = (k: number, n: number) => (n ? `${((100 * k) / n).toFixed(1)} %` : 'n/a').padStart(8);
 
 function printTable(rows: Row[]): void {
-  const head = `${'covers'.padEnd(36)}${'n'.padStart(4)}${'verdict'.padStart(9)}${'chi2'.padStart(8)}${'RS'.padStart(8)}${'SPA'.padStart(8)}${'mean est'.padStart(10)}${'mean |err|'.padStart(12)}${'|err|<=.05'.padStart(11)}\n`;
+  const head = `${'covers'.padEnd(36)}${'n'.padStart(4)}${'verdict'.padStart(9)}${'chi2'.padStart(8)}${'RS'.padStart(8)}${'SPA'.padStart(8)}${'WS'.padStart(8)}${'mean est'.padStart(10)}${'mean |err|'.padStart(12)}${'|err|<=.05'.padStart(11)}\n`;
   process.stdout.write(head);
   for (const r of rows) {
     if (r.n === 0) {
@@ -74,7 +83,7 @@ function printTable(rows: Row[]): void {
     }
     const answered = r.n - r.unanswered;
     process.stdout.write(
-      `${r.label.padEnd(36)}${String(r.n).padStart(4)}${pct(r.verdict, r.n).padStart(9)}${pct(r.chi, r.n)}${pct(r.rs, r.n)}${pct(r.spa, r.n)}` +
+      `${r.label.padEnd(36)}${String(r.n).padStart(4)}${pct(r.verdict, r.n).padStart(9)}${pct(r.chi, r.n)}${pct(r.rs, r.n)}${pct(r.spa, r.n)}${pct(r.ws, r.n)}` +
         `${(answered ? (r.estSum / answered).toFixed(3) : 'n/a').padStart(10)}${(answered ? (r.absErrSum / answered).toFixed(3) : 'n/a').padStart(12)}${pct(r.within05, answered).padStart(11)}` +
         `${r.na ? `   (+${r.na} n/a: hide refused the payload)` : ''}${r.unanswered ? `   (${r.unanswered} without an answer)` : ''}\n`,
     );
@@ -161,6 +170,20 @@ export async function run(args: string[]): Promise<void> {
     process.stdout.write(`goal: obscura hide at <= 0.1 bpp detected no more often than clean covers (<= 10 %): ${parts.join(', ')} (clean ${(fp * 100).toFixed(1)} %) -> ${ok2 ? 'PASS' : 'FAIL'}\n`);
   } else {
     process.stdout.write('goal: obscura hide at <= 0.1 bpp detected <= 10 %: not measured (hide not available)\n');
+  }
+
+  // every class of clean picture people send
+  const sizeArg = args.find((a) => a.startsWith('--corpus='));
+  const size = (sizeArg ? sizeArg.split('=')[1] : 'large') as CorpusSize;
+  const tc = performance.now();
+  const corpus = await buildCleanCorpus(size);
+  process.stdout.write(`\nclean corpus (${size}): ${corpus.length} pictures in 6 classes, built in ${((performance.now() - tc) / 1000).toFixed(1)} s; naive random LSB at 0.1 and 0.2 bpp in the same pictures\n`);
+  for (const [depth, samplePairs] of [['standard (chi-square, RS, WS)', false], ['deep (chi-square, RS, SPA, WS)', true]] as const) {
+    const table = await classTable(corpus, (img) => {
+      const v = analyseLsb(img, { samplePairs });
+      return { suspected: v.suspected, weak: v.evidence === 'weak' };
+    });
+    process.stdout.write(`\n${depth}:\n${table.text}goal: <= 5 % false positives in every class, >= 95 % caught at 0.2 bpp in every class -> ${table.ok ? 'PASS' : 'FAIL'}\n`);
   }
 
   // speed

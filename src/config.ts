@@ -171,10 +171,12 @@ const schema = {
   OBSCURA_RESULT_EXPIRY_MAX: [duration, '7d'],
   OBSCURA_MAX_PIXELS: [int(1, 1_000_000_000), '50000000'],
   OBSCURA_MAX_FRAMES: [int(1, 1_000_000), '1000'],
+  OBSCURA_ANALYSE_VIDEO_FRAMES: [int(1, 1000), '12'],
   OBSCURA_MAX_VIDEO_DURATION: [duration, '1h'],
   OBSCURA_MAX_VIDEO_RESOLUTION: [z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected WIDTHxHEIGHT, such as 7680x4320'), '7680x4320'],
   OBSCURA_CONVERT_CPU_BUDGET: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '10m'],
   OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
+  OBSCURA_OCR_RECYCLE_AFTER: [int(1, 100_000), '25'],
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OBSCURA_MAINTENANCE: [bool, 'off'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: [int(1, 86_400), '300'],
@@ -230,11 +232,15 @@ export interface Config {
     maxDurationS: number;
     maxVideoWidth: number;
     maxVideoHeight: number;
+    /** Frames of a video sampled for the still-image analyses. */
+    analyseVideoFrames: number;
   };
   /** CPU time one file's conversion may use, in ms. */
   convert: { cpuBudgetMs: number };
   /** PEM certificates of the C2PA signers the analyse product trusts; empty: none. */
   c2paTrustAnchors: string;
+  /** Recognitions a tesseract worker does before it is replaced (its memory only grows). */
+  ocr: { recycleAfter: number };
   logLevel: Raw['OBSCURA_LOG_LEVEL'];
   maintenance: { on: boolean; retryAfterS: number };
   abuse: AbuseLimits;
@@ -359,9 +365,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDurationS: Math.floor(r.OBSCURA_MAX_VIDEO_DURATION / 1000),
       maxVideoWidth: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[0]),
       maxVideoHeight: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[1]),
+      analyseVideoFrames: r.OBSCURA_ANALYSE_VIDEO_FRAMES,
     },
     convert: { cpuBudgetMs: r.OBSCURA_CONVERT_CPU_BUDGET },
     c2paTrustAnchors,
+    ocr: { recycleAfter: r.OBSCURA_OCR_RECYCLE_AFTER },
     logLevel: r.OBSCURA_LOG_LEVEL,
     maintenance: { on: r.OBSCURA_MAINTENANCE, retryAfterS: r.OBSCURA_MAINTENANCE_RETRY_AFTER },
     abuse: {

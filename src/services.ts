@@ -89,7 +89,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   jobs.register(convertRunner({ uploads, limits: config.media, cpuBudgetMs: config.convert.cpuBudgetMs }));
   jobs.register(hideRunner({ uploads, limits: config.media }));
   jobs.register(revealRunner({ uploads, limits: config.media }));
-  jobs.register(analyseRunner({ uploads, limits: config.media, c2paTrustAnchors: config.c2paTrustAnchors || undefined }));
+  jobs.register(analyseRunner({ uploads, limits: config.media, c2paTrustAnchors: config.c2paTrustAnchors || undefined, ocrRecycleAfter: config.ocr.recycleAfter }));
   return {
     config,
     log,

@@ -58,7 +58,7 @@ test('newer interface: a photo with GPS, the C2PA AI image and a zip-carrying JP
     for (const k of ['face_count', 'text_region_count', 'watermark_flagged', 'steganography_suspected', 'verdicts', 'assets']) t.true(k in f, k);
     t.true(Array.isArray(f.verdicts.findings));
     for (const finding of f.verdicts.findings) t.true(['info', 'low', 'medium', 'high'].includes(finding.severity));
-    t.is(f.face_count, null, 'faces are not detected yet: no answer, never 0');
+    t.true(Number.isInteger(f.face_count) && f.face_count >= 0, 'faces are looked for by default: a count, not null');
   }
   const [holiday, ai, carrier] = files;
   t.truthy(holiday.verdicts.findings.find((x: any) => x.severity === 'high' && /^GPS position recorded/.test(x.label)));
@@ -203,7 +203,7 @@ test('v1: create-media-url, PATCH chunks, analyse, poll status until COMPLETED, 
   t.is((await fetch(`${svc.url.i2p}/v1/job/status/x`, { method: 'POST' })).status, 401);
 });
 
-test('a video is analysed for what applies to it: metadata and provenance answered, frame checks null with a finding, its first frame as the display image', async (t) => {
+test('a video is analysed for what applies to it: metadata and provenance answered, sampled frames checked, what does not apply an object saying why, its first frame as the display image', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
   const { key } = svc.account();
@@ -213,11 +213,13 @@ test('a video is analysed for what applies to it: metadata and provenance answer
   const r = await analyse(svc, key, [['clip.mp4', readFileSync(file)]]);
   t.is(r.poll.status, 'completed', r.poll.progress_message);
   const item = r.result.body.files[0];
-  t.is(item.verdicts.forensic, null);
-  t.truthy(item.verdicts.findings.find((f: any) => f.detector === 'forensic' && /still pictures/.test(f.label)));
-  t.is(item.verdicts.camera_fingerprint, null);
+  t.true(item.verdicts.forensic.frames.length >= 1, 'the sampled frames get the still-image forensics');
+  t.truthy(item.verdicts.findings.find((f: any) => f.detector === 'forensic' && /^At \d+\.\d\d s/.test(f.label)));
+  t.is(item.verdicts.camera_fingerprint.applicable, false, 'not a JPEG: an object saying so, never a bare null on a video');
+  t.truthy(item.verdicts.camera_fingerprint.reason);
   t.is(item.verdicts.c2pa.verdict, 'none');
-  t.is(item.steganography_suspected, null, 'video frames are not checked: no answer');
+  t.is(item.steganography_suspected, null, 'a lossy video\'s frames are not checked for LSB steganography: no answer');
+  t.truthy(item.verdicts.findings.find((f: any) => f.detector === 'hidden_content' && /lossy/.test(f.label)));
   t.truthy(item.verdicts.findings.find((f: any) => f.severity === 'high' && /GPS/.test(f.label)), JSON.stringify(item.verdicts.findings));
   const display = item.assets.find((a: any) => a.category === 'display_image');
   t.truthy(display);

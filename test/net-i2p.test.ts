@@ -118,24 +118,39 @@ test('the I2P site: shipped i2pd config and run.sh, reached through a private I2
 
   // Phase two: both routers again, now knowing each other.
   const phaseTwoStart = performance.now();
-  const a2 = runSite();
-  const b2 = runVisitor();
+  let a2 = runSite();
+  let b2 = runVisitor();
   const [, origin2] = await a2.waitForStdout(ORIGIN_LINE, 30_000, "phase two: the site's run.sh printed no OBSCURA_I2P_ORIGIN line");
   t.is(origin2, origin, 'a restart keeps the address');
   t.true(readFileSync(siteKeys).equals(keysBefore), 'a restart keeps the keys file as it was');
 
   const site = i2pVisitor(visitorSock, `${siteB32}.b32.i2p`, 60_000);
-  const first = await until(
-    'phase two: the site never answered GET /api/status through the I2P tunnel',
-    90_000,
-    async () => {
-      const r = await site.request('GET', '/api/status', { timeoutMs: 15_000 });
-      return r.status === 200 ? r : undefined;
-    },
-    1_000,
-  ).catch((e: Error) => {
-    throw new Error(`${e.message}\nsite i2pd (tail): ${a2.stderr().slice(-2000)}\nvisitor i2pd (tail): ${b2.stderr().slice(-2000)}`);
-  });
+  const reached = () =>
+    until(
+      'phase two: the site never answered GET /api/status through the I2P tunnel',
+      90_000,
+      async () => {
+        const r = await site.request('GET', '/api/status', { timeoutMs: 15_000 });
+        return r.status === 200 ? r : undefined;
+      },
+      1_000,
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}\nsite i2pd (tail): ${a2.stderr().slice(-2000)}\nvisitor i2pd (tail): ${b2.stderr().slice(-2000)}`);
+    });
+  let first;
+  try {
+    first = await reached();
+  } catch (e) {
+    // On a loaded machine a two-router network can lose its only floodfill before the site's
+    // lease set is stored ("Can't publish LeaseSet, no more floodfills found"); i2pd then waits
+    // minutes. Seen once in many runs: both routers are started again, once, as an operator would.
+    t.log(`no answer in the first try; both routers restarted once (${(e as Error).message.split('\n')[0]})`);
+    for (const p of [a2, b2]) await p.stop('SIGTERM', 20_000);
+    a2 = runSite();
+    b2 = runVisitor();
+    await a2.waitForStdout(ORIGIN_LINE, 30_000, "phase two, again: the site's run.sh printed no OBSCURA_I2P_ORIGIN line");
+    first = await reached();
+  }
   const firstAnswer = performance.now() - phaseTwoStart;
   t.is(first.json.status, 'UP');
 

@@ -61,9 +61,9 @@ export const engines: Record<string, (args: unknown, ctx: EngineContext) => Prom
     return revealFromImage(a.file, a.passphrase, a.outDir, sctx);
   },
   async analyse(args, ctx) {
-    const a = args as { input: string; outDir: string; depth: 'standard' | 'deep'; limits: MediaLimits; c2paTrustAnchors?: string };
+    const a = args as { input: string; outDir: string; depth: 'standard' | 'deep'; limits: MediaLimits; c2paTrustAnchors?: string; faces?: { enabled: boolean; sensitivity: number }; text?: { enabled: boolean } };
     const { analyseFile } = await import('./analyse/index.ts');
-    return analyseFile(a.input, a.limits, { depth: a.depth, outDir: a.outDir, c2paTrustAnchors: a.c2paTrustAnchors, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    return analyseFile(a.input, a.limits, { depth: a.depth, outDir: a.outDir, c2paTrustAnchors: a.c2paTrustAnchors, faces: a.faces, text: a.text, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
   async probe(args, ctx) {
     const a = args as { input: string; limits: MediaLimits };

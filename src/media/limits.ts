@@ -8,6 +8,8 @@ export interface MediaLimits {
   maxDurationS: number;
   maxVideoWidth: number;
   maxVideoHeight: number;
+  /** Frames of a video sampled for the still-image analyses (OBSCURA_ANALYSE_VIDEO_FRAMES). */
+  analyseVideoFrames?: number;
 }
 
 export const DEFAULT_LIMITS: MediaLimits = Object.freeze({

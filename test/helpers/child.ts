@@ -1,5 +1,6 @@
 // The real service as a child process, for tests that kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { loadConfig } from '../../src/config.ts';
 import { createServices } from '../../src/services.ts';
@@ -12,13 +13,25 @@ import { createServices } from '../../src/services.ts';
  */
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=1', '--external-memory-accounted-in-global-limit', '--initial-heap-size=64'];
 
+/**
+ * A loopback port for a child process to bind. Chosen at random below the kernel's ephemeral
+ * range (32768 and up here), where no outgoing connection of any test takes one between our
+ * check and the child's bind (a port 0 choice raced with them: a tor relay once found its
+ * port taken); checked free by binding it first.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const top = Math.max(2000, (Number.isFinite(low) ? low : 32768) - 1);
+  for (let tries = 0; tries < 50; tries++) {
+    const port = 1024 + Math.floor(Math.random() * (top - 1024));
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(false));
+      s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
     });
-  });
+    if (ok) return port;
+  }
+  throw new Error('no free loopback port found below the ephemeral range');
 }
 
 /** Creates a verified account in the data folder (with the real services) and returns its key. */

@@ -4,6 +4,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
+import type { Finding } from '../../media/analyse/detector.ts';
 import type { FileAnalysis } from '../../media/analyse/index.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import { AppError } from '../errors.ts';
@@ -49,7 +50,23 @@ export function analyseOptions(body: Record<string, unknown>): AnalyseOptionsBod
   return { tips: bool(body, 'tips', true), face_detection: bool(body, 'face_detection', true), text_detection: bool(body, 'text_detection', true), face_sensitivity: sensitivity, forensic_depth: depth };
 }
 
-export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2paTrustAnchors?: string }): Runner {
+/** A null count always comes with a finding saying why; the detectors say it themselves when
+ *  they ran, and this says it for a detector that gave no finding (a check turned off). */
+function notAskedFor(findings: Finding[], opts: AnalyseOptionsBody): void {
+  const said = (detector: string) => findings.some((f) => f.detector === detector);
+  if (!opts.face_detection && !said('faces')) {
+    findings.push({ detector: 'faces', severity: 'info', label: 'Face detection was not asked for (face_detection is false): the face count is null, not zero.' });
+  }
+  if (!said('text')) {
+    findings.push({
+      detector: 'text',
+      severity: 'info',
+      label: opts.text_detection ? 'Text detection gave no answer: the text region count is null (no answer), not zero.' : 'Text detection was not asked for (text_detection is false): the text region count is null, not zero.',
+    });
+  }
+}
+
+export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2paTrustAnchors?: string; ocrRecycleAfter?: number }): Runner {
   return {
     product: 'analyse',
     sessionTypes: ['analyse'],
@@ -72,7 +89,18 @@ export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2p
             await mkdir(outDir, { mode: 0o700 });
             await toScratch(ctx.uploads, upload, input);
             const r = await ctx.pool.run<FileAnalysis>(
-              { engine: 'analyse', args: { input, outDir, depth: opts.forensic_depth, limits: deps.limits, c2paTrustAnchors: deps.c2paTrustAnchors } },
+              {
+                engine: 'analyse',
+                args: {
+                  input,
+                  outDir,
+                  depth: opts.forensic_depth,
+                  limits: deps.limits,
+                  c2paTrustAnchors: deps.c2paTrustAnchors,
+                  faces: { enabled: opts.face_detection, sensitivity: opts.face_sensitivity },
+                  text: { enabled: opts.text_detection, recycleAfter: deps.ocrRecycleAfter },
+                },
+              },
               { signal: ctx.signal },
             );
             const ids: string[] = [];
@@ -81,10 +109,7 @@ export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2p
               ids.push(row.id);
             }
             const { assets: _a, timings_ms: _t, ...analysis } = r;
-            const notAvailable = [opts.face_detection && 'Face detection', opts.text_detection && 'Text detection'].filter(Boolean);
-            if (notAvailable.length) {
-              analysis.verdicts.findings.push({ detector: 'analyse', severity: 'info', label: `${notAvailable.join(' and ')} ${notAvailable.length > 1 ? 'are' : 'is'} not available yet: the counts are null (no answer), not zero.` });
-            }
+            notAskedFor(analysis.verdicts.findings, opts);
             return { name, ok: true as const, asset_ids: ids, ...analysis };
           });
           files.push(entry);

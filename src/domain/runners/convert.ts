@@ -15,7 +15,7 @@ import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
 
-const OPTION_KEYS = ['image_format', 'video_format', 'quality', 'width', 'height', 'fit', 'upscale', 'lossless'];
+const OPTION_KEYS = ['image_format', 'video_format', 'quality', 'width', 'height', 'fit', 'upscale', 'lossless', 'redact', 'redact_style'];
 
 
 export interface FileFailure {
@@ -62,6 +62,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
       const failures: FileFailure[] = [];
       const used = new Set<string>();
       let done = 0;
+      const redacted = { faces: 0, text: 0 };
       for (const [i, input] of ctx.inputs.entries()) {
         const label = `file ${i + 1} of ${n}`;
         ctx.progress(i / n, `Converting ${label}.`);
@@ -76,6 +77,8 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
               { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
               { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`) },
             );
+            redacted.faces += r.redacted?.faces ?? 0;
+            redacted.text += r.redacted?.text ?? 0;
             await ctx.addAsset({
               category: 'result',
               name,
@@ -92,12 +95,24 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
         }
       }
       const report = { failures };
-      if (done === n) return { state: 'completed', message: `Converted ${n} file${n === 1 ? '' : 's'}.`, report };
+      const r = redactionSummary(redacted, options);
+      if (done === n) return { state: 'completed', message: `Converted ${n} file${n === 1 ? '' : 's'}.${r}`, report };
       const why = failures.map((f) => `${labelOf(ctx.inputs, f.storage_uid)}: ${f.message}`).join(' ');
       if (done === 0) return { state: 'failed', message: `No file could be converted. ${why}`, error: failures[0].error, report };
-      return { state: 'partial', message: `Converted ${done} of ${n} files; ${failures.length} failed. ${why}`, error: failures[0].error, report };
+      return { state: 'partial', message: `Converted ${done} of ${n} files; ${failures.length} failed.${r} ${why}`, error: failures[0].error, report };
     },
   };
+}
+
+/** " 3 regions redacted (2 faces, 1 text region)." when redact was asked for; "" otherwise. */
+function redactionSummary(count: { faces: number; text: number }, options: ConvertOptions): string {
+  const targets = options.redact ?? [];
+  if (!targets.length) return '';
+  const parts: string[] = [];
+  if (targets.includes('faces')) parts.push(`${count.faces} face${count.faces === 1 ? '' : 's'}`);
+  if (targets.includes('text')) parts.push(`${count.text} text region${count.text === 1 ? '' : 's'}`);
+  const n = count.faces + count.text;
+  return ` ${n} region${n === 1 ? '' : 's'} redacted (${parts.join(', ')}).`;
 }
 
 function failureOf(input: UploadRow, name: string, err: unknown): FileFailure {

@@ -104,10 +104,10 @@ function makeBodies(expiryMaxMs: number) {
           })
           .nullable()
           .optional()
-          .describe('0 to 1, or low (0.3), medium (0.5, the default), high (0.7).'),
+          .describe('Face detection: 0 to 1, or low (0.3), medium (0.5, the default), high (0.7). Below 0.5 the tiny detector (fast), from 0.5 SSD MobileNet (thorough); higher finds fainter faces (score threshold 0.55 − 0.4 × sensitivity for tiny, 0.7 − 0.4 × sensitivity for SSD).'),
         tips: flag('tips').describe('Keep the tip of each finding (true by default).'),
-        face_detection: flag('face_detection').describe('Count faces (not built yet: the count is null, and a finding says so).'),
-        text_detection: flag('text_detection').describe('Count text regions (not built yet: the count is null, and a finding says so).'),
+        face_detection: flag('face_detection').describe('Find faces (true by default): face_count, the faces verdict with boxes, and a faces asset. false: face_count is null (not 0), and a finding says it was not asked for.'),
+        text_detection: flag('text_detection').describe('Find text regions (true by default). false: text_region_count is null (not 0), and a finding says it was not asked for.'),
       },
       ` Analyse takes ${analyseKeys.join(', ')}.`,
     ).describe('Start an analysis on an analyse session: every step-1 file is analysed and graded.'),
@@ -130,6 +130,8 @@ function makeBodies(expiryMaxMs: number) {
         fit: nullable(c.fit, 'How width and height are met; inside by default.'),
         upscale: nullable(c.upscale, 'Enlarge a smaller input; false by default.'),
         lossless: nullable(c.lossless, 'Where the format has a lossless mode; false by default.'),
+        redact: nullable(c.redact, 'Blur (or fill) every detected face and/or text region before encoding, in images and in every frame of a video: ["faces"], ["text"] or both. The job message says how many regions were redacted.'),
+        redact_style: nullable(c.redact_style, 'blur (the default): a smooth blur with no detail left; fill: solid black boxes.'),
       },
       ` Convert takes ${CONVERT_KEYS.join(', ')}, upload_uid and expiry.`,
     )

@@ -55,6 +55,11 @@ const AnalysedFile = z.object({
     forensic: verdict('Error level, noise residual and (deep) copy-move'),
     privacy: verdict('Metadata that exposes the owner, place or device'),
     hidden_content: verdict('LSB steganalysis and appended or embedded data'),
+    video_tamper: verdict('Videos: {applicable, suspected, breaks: [{time_s, kind, at_keyframe, strength}]} from frame timing, frame size or format changes and scene jumps; {applicable: false, reason} for images'),
+    audio_splice: verdict('Videos: {applicable, suspected, breaks: [{time_s, kind, strength}]} from sudden spectrum or level breaks and gaps; {applicable: false, reason} for images and videos without audio'),
+    watermark: verdict('Watermarks: {flagged, invisible: {mark, agreement, correlation} (the open dwtDct mark of Stable Diffusion 1.x, 2.x, XL), declared: [{source, field, value}] (rights and watermark fields, C2PA watermark statements), visible: [{text, where, kind}] (copyright or stock-agency text near the edges)}; a part is null when it could not answer'),
+    faces: verdict('Faces found: count, model, threshold and boxes {x, y, width, height, score} in pixels of the picture as displayed'),
+    text: verdict('Text read by OCR: region_count, regions [{box {x, y, width, height} in pixels of the picture as displayed, text, confidence 0..1}], text (every line), exposures [{kind: email|phone|handle|licence_plate|badge_name|street_sign, severity, count}]'),
     findings: z.array(
       z.object({
         label: z.string(),
@@ -68,7 +73,7 @@ const AnalysedFile = z.object({
   assets: z.array(
     z.object({
       asset_id: z.string(),
-      category: z.enum(['display_image', 'ela_map', 'forensic_noise_map', 'forensic_clone']),
+      category: z.enum(['display_image', 'ela_map', 'forensic_noise_map', 'forensic_clone', 'faces', 'text_regions']),
       mime_type: z.string(),
       file_size: z.int(),
       ...download,

@@ -44,6 +44,8 @@ export interface C2paManifestReading {
   digital_source_types: string[];
   /** Generator names of the chain (claim generators and software agents). */
   generators: string[];
+  /** Labels of every assertion in the chain ("c2pa.soft-binding", ...), for the watermark check. */
+  assertion_labels: string[];
   /** The trust anchors given were not usable PEM certificates; the file was read without them. */
   anchors_rejected: boolean;
 }
@@ -142,6 +144,7 @@ interface Chain {
   created?: string;
   sourceTypes: string[];
   generators: string[];
+  labels: string[];
 }
 
 /** Walks a manifest and, first, the manifests of its ingredients (their history precedes it). */
@@ -160,6 +163,7 @@ function walk(store: Json, label: string, chain: Chain, seen: Set<string>, isAct
     const assertion = obj(a);
     const data = obj(assertion?.data);
     if (!assertion || !data) continue;
+    if (str(assertion.label)) chain.labels.push(str(assertion.label)!);
     if (/^c2pa\.actions(\.v\d+)?$/.test(str(assertion.label) ?? '')) {
       for (const x of arr(data.actions)) {
         const act = obj(x);
@@ -213,7 +217,7 @@ function failureCodes(store: Json): string[] {
 /** The summary of a manifest store, as the library returns it (Reader.json()). */
 export function summarise(store: Json, anchorsRejected = false): C2paManifestReading {
   const active = str(store.active_manifest);
-  const chain: Chain = { actions: [], sourceTypes: [], generators: [] };
+  const chain: Chain = { actions: [], sourceTypes: [], generators: [], labels: [] };
   const manifest = active ? obj(obj(store.manifests)?.[active]) : undefined;
   if (active) walk(store, active, chain, new Set(), true);
   const state = str(store.validation_state) ?? null;
@@ -229,6 +233,7 @@ export function summarise(store: Json, anchorsRejected = false): C2paManifestRea
     digital_source_type: chain.activeCreated ?? chain.created ?? chain.sourceTypes[0] ?? null,
     digital_source_types: [...new Set(chain.sourceTypes)],
     generators: [...new Set(chain.generators)],
+    assertion_labels: [...new Set(chain.labels)],
     anchors_rejected: anchorsRejected,
   };
 }

@@ -1,8 +1,11 @@
 // The one interface every analyse detector shares: (probed input, options) -> verdict, findings,
 // assets. A verdict of null means "no answer" (the check did not apply or could not run); it is
 // never read as clean, and it always comes with a finding that says why.
+import type { MediaLimits } from '../limits.ts';
 import type { Probe } from '../probe.ts';
+import type { FaceDetection } from './faces/detect.ts';
 import type { PixelImage } from './steganalysis/types.ts';
+import type { TextReading } from './text/types.ts';
 
 export type Severity = 'info' | 'low' | 'medium' | 'high';
 
@@ -16,7 +19,7 @@ export interface Finding {
   tip?: string;
 }
 
-export type AssetCategory = 'display_image' | 'ela_map' | 'forensic_noise_map' | 'forensic_clone';
+export type AssetCategory = 'display_image' | 'ela_map' | 'forensic_noise_map' | 'forensic_clone' | 'faces' | 'text_regions';
 
 /** A picture a detector made, written into the job's scratch folder (stripped, 8-bit). */
 export interface AssetFile {
@@ -41,6 +44,14 @@ export interface AnalyseOptions {
   onReap?: (pid: number) => void;
   /** PEM certificates of trusted C2PA signers; empty: nothing is trusted. */
   c2paTrustAnchors?: string;
+  /** The media limits, for readings a detector makes itself (a video's sampled frames). */
+  limits?: MediaLimits;
+  /** Face detection: off when the user did not ask for it; sensitivity 0..1 picks the detector
+   *  (tiny below 0.5, SSD from 0.5) and lowers the score threshold. Absent: on, at 0.5. */
+  faces?: { enabled: boolean; sensitivity: number };
+  /** Text detection: off when the user did not ask for it. Absent: on. recycleAfter:
+   *  recognitions a tesseract worker does before it is replaced (OBSCURA_OCR_RECYCLE_AFTER). */
+  text?: { enabled: boolean; recycleAfter?: number };
 }
 
 /** Metadata tags as exiftool reports them with -G1: "EXIF:Make", "XMP-iptcExt:DigitalSourceType", ... */
@@ -60,6 +71,12 @@ export interface AnalyseInput {
   pixels(): Promise<PixelImage>;
   /** exiftool -G1 -a -n -u tags (without the System group); rejects when exiftool cannot read the file. */
   tags(): Promise<Tags>;
+  /** Faces in pixels() (at options.faces' sensitivity), detected once and shared (faces
+   *  detector, redaction, video frames); rejects when detection cannot run. */
+  faces(): Promise<FaceDetection>;
+  /** Lines of text OCR read in pixels() (boxes in its pixels, text, confidence) and the whole
+   *  text, read once and shared (text detector, visible watermarks); rejects when OCR cannot run. */
+  text(): Promise<TextReading>;
 }
 
 export interface Detector<V> {

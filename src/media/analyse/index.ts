@@ -8,22 +8,28 @@ import { probe } from '../probe.ts';
 import type { AnalyseOptions, AssetFile, Detector, DetectorResult, Finding } from './detector.ts';
 import { aiGenerationDetector } from './detectors/ai-generation.ts';
 import { c2paDetector } from './detectors/c2pa.ts';
+import { facesDetector } from './detectors/faces.ts';
 import { fingerprintDetector } from './detectors/fingerprint.ts';
 import { hiddenContentDetector } from './detectors/hidden-content.ts';
 import { manipulationDetector } from './detectors/manipulation.ts';
 import { privacyDetector } from './detectors/privacy.ts';
+import { watermarkDetector } from './detectors/watermark.ts';
+import { textDetector } from './detectors/text.ts';
+import { audioSpliceDetector } from './detectors/audio-splice.ts';
+import { videoTamperDetector } from './detectors/video-tamper.ts';
+import { notApplicable } from './video/not-applicable.ts';
 import { grade, SEVERITY_ORDER, type Grade, type GradeResult } from './grade.ts';
 import { analyseInput } from './input.ts';
 
 /** In the order they run; names are the keys of their verdicts. */
-export const DETECTORS: readonly Detector<unknown>[] = [privacyDetector, fingerprintDetector, c2paDetector, aiGenerationDetector, hiddenContentDetector, manipulationDetector];
+export const DETECTORS: readonly Detector<unknown>[] = [privacyDetector, fingerprintDetector, c2paDetector, aiGenerationDetector, hiddenContentDetector, manipulationDetector, facesDetector, textDetector, watermarkDetector, videoTamperDetector, audioSpliceDetector];
 
 const DISPLAY_MAX = 1280;
 
 export interface FileAnalysis {
   grade: Grade;
   grade_reasons: GradeResult['reasons'];
-  /** Faces and text are detected in a later part; until then: no answer. */
+  /** null: not asked for, or could not run (a finding says which). */
   face_count: number | null;
   text_region_count: number | null;
   watermark_flagged: boolean | null;
@@ -36,6 +42,7 @@ export interface FileAnalysis {
 
 export async function analyseFile(file: string, limits: MediaLimits, options: AnalyseOptions): Promise<FileAnalysis> {
   const p = await probe(file, limits, options);
+  options = { ...options, limits: options.limits ?? limits }; // detectors that make readings of their own (video frames) need them
   const input = analyseInput(file, p, limits, options);
   const results: Record<string, DetectorResult<unknown>> = {};
   const timings: Record<string, number> = {};
@@ -55,23 +62,30 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
   if (display) assets.unshift(display);
 
   const v = (name: string) => results[name]?.verdict as never;
-  const g = grade({ c2pa: v('c2pa'), aiGeneration: v('ai_generation'), forensic: v('forensic'), hiddenContent: v('hidden_content'), privacy: v('privacy') });
+  const g = grade({ c2pa: v('c2pa'), aiGeneration: v('ai_generation'), forensic: v('forensic'), hiddenContent: v('hidden_content'), privacy: v('privacy'), text: v('text'), videoTamper: v('video_tamper'), audioSplice: v('audio_splice') });
   const findings = DETECTORS.flatMap((d) => results[d.name].findings).sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   const hidden = v('hidden_content') as { suspected: boolean | null } | null;
+  // a video's verdicts that do not apply are objects saying so, never a bare null (clients read them)
+  const shown = (name: string) => (p.kind === 'video' ? notApplicable(v(name), results[name]?.findings ?? []) : v(name));
   return {
     grade: g.grade,
     grade_reasons: g.reasons,
-    face_count: null,
-    text_region_count: null,
-    watermark_flagged: null,
+    face_count: (v('faces') as { count: number } | null)?.count ?? null,
+    text_region_count: (v('text') as { region_count: number } | null)?.region_count ?? null,
+    watermark_flagged: (v('watermark') as { flagged: boolean | null } | null)?.flagged ?? null,
     steganography_suspected: hidden ? hidden.suspected : null,
     verdicts: {
-      ai_generation: v('ai_generation'),
-      c2pa: v('c2pa'),
-      camera_fingerprint: v('camera_fingerprint'),
-      forensic: v('forensic'),
-      privacy: v('privacy'),
-      hidden_content: v('hidden_content'),
+      ai_generation: shown('ai_generation'),
+      c2pa: shown('c2pa'),
+      camera_fingerprint: shown('camera_fingerprint'),
+      forensic: shown('forensic'),
+      privacy: shown('privacy'),
+      hidden_content: shown('hidden_content'),
+      faces: v('faces'),
+      text: v('text'),
+      watermark: v('watermark'),
+      video_tamper: v('video_tamper'),
+      audio_splice: v('audio_splice'),
       findings,
     },
     assets,

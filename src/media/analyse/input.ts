@@ -7,6 +7,8 @@ import type { MediaLimits } from '../limits.ts';
 import type { Probe } from '../probe.ts';
 import { runTool } from '../tools.ts';
 import type { AnalyseInput, AnalyseOptions, Tags } from './detector.ts';
+import { detectFaces } from './faces/detect.ts';
+import { readText } from './text/ocr.ts';
 
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let p: Promise<T> | undefined;
@@ -15,9 +17,13 @@ function once<T>(load: () => Promise<T>): () => Promise<T> {
 
 export function analyseInput(path: string, probe: Probe, limits: MediaLimits, options: AnalyseOptions): AnalyseInput {
   const tool = { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap };
-  return {
+  const input: AnalyseInput = {
     path,
     probe,
+    // one detection on the shared pixels, for the faces detector and whatever else needs faces
+    faces: once(async () => detectFaces(await input.pixels(), options.faces?.sensitivity ?? 0.5)),
+    // one OCR pass on the shared pixels, for the text detector and the visible-watermark check
+    text: once(async () => readText(await input.pixels(), { recycleAfter: options.text?.recycleAfter, signal: options.signal })),
     bytes: once(() => readFile(path)),
     pixels: once(async () => {
       let file = path;
@@ -47,4 +53,5 @@ export function analyseInput(path: string, probe: Probe, limits: MediaLimits, op
       return tags;
     }),
   };
+  return input;
 }

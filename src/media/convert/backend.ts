@@ -19,6 +19,8 @@ export class Conversion {
   /** The file's CPU time: every tool and sharp pipeline of this conversion draws on it. */
   readonly budget: CpuBudget;
   readonly notes: string[] = [];
+  /** ffmpeg filters run on a video's decoded frames before any scaling (redaction), in its pixels. */
+  readonly sourceFilters: string[] = [];
   readonly #temps: string[] = [];
 
   constructor(init: { dir: string; limits: MediaLimits; signal?: AbortSignal; onSpawn?: (pid: number) => void; onReap?: (pid: number) => void; cpuBudgetMs?: number }) {

@@ -18,6 +18,8 @@ import { sharpBackend, sharpError } from './backends/sharp.ts';
 import { fitGeometry } from './geometry.ts';
 import { animation, checkLimits } from './output-limits.ts';
 import { cleanPng } from './png-clean.ts';
+import { describeRedaction, redactPipeline, type Redacted } from './redact.ts';
+import { videoRedaction } from './redact-video.ts';
 import { IMAGE_TARGETS, VIDEO_TARGETS, type ConvertOptions, type ImageTarget, type VideoTarget } from './options.ts';
 
 export { parseConvertOptions } from './options.ts';
@@ -42,6 +44,8 @@ export interface ConvertResult {
   height: number;
   /** Remarks for the user, such as "quality does not apply to PNG; it is lossless." */
   notes: string[];
+  /** With redact: how many regions were blurred or filled (all frames of a video together). */
+  redacted?: Redacted;
 }
 
 /** Tried in order: the first backend that can decode (or encode) a format does it. */
@@ -112,8 +116,16 @@ export async function convert(inputPath: string, outDir: string, options: Conver
       if (!backend) throw new MediaError('invalid_option', `video_format: ${options.format} cannot be written here.`);
       const file = videoTargetFile(options.format);
       out = await freeName(outDir, file.extension);
+      let redacted: Redacted | undefined;
+      if (options.redact?.length) {
+        const r = await videoRedaction(inputPath, probed, options.redact, options.redactStyle ?? 'blur', conversion);
+        if (r.filter) conversion.sourceFilters.push(r.filter);
+        redacted = r.redacted;
+        conversion.note(`${describeRedaction(r.redacted.faces, r.redacted.text, options.redact)} Looked for in ${r.samples} frames sampled across the video; each region is covered from the sample before it was seen to the sample after.`);
+        ctx.onProgress?.(0.3);
+      }
       const size = await backend.transcode(inputPath, probed, options, out, conversion, ctx.onProgress ? (f) => ctx.onProgress!(0.05 + 0.95 * f) : undefined);
-      result = { path: out, ...file, ...size, notes: conversion.notes };
+      result = { path: out, ...file, ...size, notes: conversion.notes, ...(redacted ? { redacted } : {}) };
     }
     throwIfAborted(ctx.signal);
     ctx.onProgress?.(1);
@@ -135,7 +147,7 @@ async function convertImage(
   out: string,
   conversion: Conversion,
   ctx: ConvertContext,
-): Promise<{ width: number; height: number }> {
+): Promise<{ width: number; height: number; redacted?: Redacted }> {
   const d = probed.image!;
   const p = probed.probe;
   const limits = conversion.limits;
@@ -147,7 +159,9 @@ async function convertImage(
 
   // Animation is kept for WebP output only, and only while all frames together stay in the pixel budget.
   const kept = animation(probed, target, limits);
-  const animated = kept === 'kept';
+  // redaction works on one picture's pixels: an animation keeps its first frame only
+  const animated = kept === 'kept' && !o.redact?.length;
+  if (kept === 'kept' && !animated) conversion.note(`Redaction keeps no animation here: only the first of the ${d.pages} frames was redacted and converted.`);
   if (kept === 'not_webp') {
     conversion.note(`${TARGET_LABEL[target]} output keeps no animation here: only the first of the ${d.pages} frames was converted. Choose webp to keep the animation.`);
   } else if (kept === 'too_many_pixels') {
@@ -205,6 +219,14 @@ async function convertImage(
     }
   }
 
+  let redacted: Redacted | undefined;
+  if (o.redact?.length) {
+    // after orientation, resize and flattening: the regions are found in the very pixels encoded
+    ({ pipeline: pl, redacted } = await redactPipeline(pl, o.redact, o.redactStyle ?? 'blur', conversion));
+    conversion.note(describeRedaction(redacted.faces, redacted.text, o.redact));
+    throwIfAborted(conversion.signal);
+  }
+
   const encoding = encoder.encode(pl, target, { quality: o.quality, lossless: o.lossless, animated }, out, conversion);
   const size = await untilAborted(encoding, conversion.signal, () => {
     void rm(out, { force: true });
@@ -213,5 +235,5 @@ async function convertImage(
     throw sharpError(e, target, srcLabel);
   });
   throwIfAborted(conversion.signal);
-  return size;
+  return redacted ? { ...size, redacted } : size;
 }

@@ -8,7 +8,12 @@ export const VIDEO_TARGETS = ['mp4h264', 'mp4h265', 'webm', 'mkv', 'mov'] as con
 export const FITS = ['inside', 'cover', 'contain', 'fill', 'outside'] as const;
 export const MAX_DIMENSION = 16384;
 
+export const REDACT_TARGETS = ['faces', 'text'] as const;
+export const REDACT_STYLES = ['blur', 'fill'] as const;
+
 export type ImageTarget = (typeof IMAGE_TARGETS)[number];
+export type RedactTarget = (typeof REDACT_TARGETS)[number];
+export type RedactStyle = (typeof REDACT_STYLES)[number];
 export type VideoTarget = (typeof VIDEO_TARGETS)[number];
 export type Fit = (typeof FITS)[number];
 
@@ -20,6 +25,9 @@ interface Common {
   fit: Fit;
   upscale: boolean;
   lossless: boolean;
+  /** Faces and/or text to blur or fill in every picture (each frame of a video) before encoding. */
+  redact?: RedactTarget[];
+  redactStyle?: RedactStyle;
 }
 
 export type ConvertOptions = (Common & { target: 'image'; format: ImageTarget }) | (Common & { target: 'video'; format: VideoTarget });
@@ -61,6 +69,11 @@ export const CONVERT_FIELDS = {
   fit: oneOf('fit', FITS).optional(),
   upscale: flag('upscale').optional(),
   lossless: flag('lossless').optional(),
+  redact: z
+    .array(oneOf('redact', REDACT_TARGETS), { error: (iss) => `redact must be a list of ${REDACT_TARGETS.join(', ')} (got ${shown(iss.input)}).` })
+    .max(REDACT_TARGETS.length, { error: `redact lists each of ${REDACT_TARGETS.join(', ')} at most once.` })
+    .optional(),
+  redact_style: oneOf('redact_style', REDACT_STYLES).optional(),
 };
 
 const schema = z.object(CONVERT_FIELDS);
@@ -86,6 +99,10 @@ export function parseConvertOptions(raw: Record<string, unknown>): ConvertOption
   const format = (o.image_format ?? o.video_format) as ImageTarget | VideoTarget;
   if (lossless && NO_LOSSLESS[format]) throw new MediaError('invalid_option', NO_LOSSLESS[format]);
 
+  const redact = [...new Set(o.redact ?? [])] as RedactTarget[];
+  if (redact.length !== (o.redact ?? []).length) throw new MediaError('invalid_option', `redact lists each of ${REDACT_TARGETS.join(', ')} at most once.`);
+  if (o.redact_style && !redact.length) throw new MediaError('invalid_option', 'redact_style needs redact: give redact ["faces"], ["text"] or both.');
+
   const common: Common = {
     ...(o.quality !== undefined ? { quality: o.quality } : {}),
     ...(o.width !== undefined ? { width: o.width } : {}),
@@ -93,6 +110,7 @@ export function parseConvertOptions(raw: Record<string, unknown>): ConvertOption
     fit: (o.fit ?? 'inside') as Fit,
     upscale: o.upscale ?? false,
     lossless,
+    ...(redact.length ? { redact, redactStyle: (o.redact_style ?? 'blur') as RedactStyle } : {}),
   };
   return o.image_format
     ? { target: 'image', format: o.image_format as ImageTarget, ...common }

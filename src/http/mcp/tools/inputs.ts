@@ -2,7 +2,7 @@
 // against (convert formats, fits and bounds, hide's lossless outputs). get_capabilities
 // publishes them as each product's options.
 import { z } from 'zod';
-import { FITS, IMAGE_TARGETS, MAX_DIMENSION, VIDEO_TARGETS } from '../../../media/convert/options.ts';
+import { FITS, IMAGE_TARGETS, MAX_DIMENSION, REDACT_STYLES, REDACT_TARGETS, VIDEO_TARGETS } from '../../../media/convert/options.ts';
 import { STEGO_IMAGE_FORMATS } from '../../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS } from '../../../media/stego/video.ts';
 
@@ -49,5 +49,7 @@ export const convertInput = z.strictObject({
   fit: z.enum(list(FITS)).optional().describe('how width and height apply (default inside)'),
   upscale: z.boolean().optional().describe('enlarge when smaller than width/height (default false)'),
   lossless: z.boolean().optional().describe('where the format has a lossless mode'),
+  redact: z.array(z.enum(list(REDACT_TARGETS))).max(REDACT_TARGETS.length).optional().describe('blur or fill every detected face and/or text region (images, and every frame of a video)'),
+  redact_style: z.enum(list(REDACT_STYLES)).optional().describe('blur (default) or fill (solid boxes)'),
   expiry,
 });

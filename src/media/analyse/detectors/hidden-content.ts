@@ -4,12 +4,16 @@
 // false only when the pixel analysis ran and nothing structural was found, null otherwise.
 import { analyseLsb } from '../steganalysis/index.ts';
 import { layoutOf, signaturesIn } from '../container.ts';
+import { frameSteganalysis } from '../video/frame-checks.ts';
 import type { Detector, DetectorResult, Finding } from '../detector.ts';
 
 export interface HiddenContentVerdict {
   suspected: boolean | null;
   lsb: {
     suspected: boolean | null;
+    /** 'strong' (the estimator families agree), 'weak' (one of them only: a low finding, not a
+     *  suspicion), 'none', or null (no answer); absent on videos */
+    evidence?: 'strong' | 'weak' | 'none' | null;
     payload_bpp: number | null;
     threshold_bpp: number | null;
     methods: { method: string; rate: number | null; detected: boolean | null }[];
@@ -77,11 +81,13 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
         const v = analyseLsb(await input.pixels(), { samplePairs: options.depth === 'deep' });
         lsb = {
           suspected: v.suspected,
+          evidence: v.evidence,
           payload_bpp: v.rate === null ? null : round(v.rate),
           threshold_bpp: v.thresholdBpp === null ? null : round(v.thresholdBpp),
           methods: v.estimates.map((e) => ({ method: e.method, rate: e.rate === null ? null : round(e.rate), detected: e.detected })),
         };
         if (v.suspected) add('high', `LSB steganography suspected: about ${lsb.payload_bpp} bits per pixel appear to be replaced (threshold ${lsb.threshold_bpp}).`, 'A message may be hidden in the lowest bit of the pixels; only its sender\'s tool and key can read it.');
+        else if (v.evidence === 'weak') add('low', `Weak signs of LSB replacement (estimate ${lsb.payload_bpp} bits per pixel, threshold ${lsb.threshold_bpp}), not confirmed by a second method: ${v.notes.join('; ')}. Clean pictures with fine noise (AI-generated ones, for instance) often read this way.`, 'Not a finding of hidden content: compare with the original picture if you have it.')
         else if (v.suspected === null) add('info', `LSB steganalysis gave no answer: ${v.notes.join('; ')}.`);
         else add('info', `No sign of LSB replacement (estimate ${lsb.payload_bpp} bpp, threshold ${lsb.threshold_bpp}).`);
       } catch (err) {
@@ -90,11 +96,14 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
     } else if (kind === 'image') {
       add('info', `LSB steganalysis applies to lossless pictures; this ${format.toUpperCase()} is ${input.probe.animated ? 'animated' : 'lossy'}, so its pixels were not checked (steganography in JPEG coefficients is not detected here).`);
     } else {
-      add('info', 'Video frames are not checked for steganography.');
+      const frames = await frameSteganalysis(input, options);
+      if (frames.lsb) lsb = frames.lsb;
+      findings.push(...frames.findings);
     }
 
     const structural = appended !== null && appended > 0 && !expectedTail ? true : embedded.some((e) => e.where === 'inside') || unusual.some((c) => c.size > BIG_CHUNK);
-    const suspected = lsb?.suspected === true || structural ? true : lsb?.suspected === false && layout ? false : null;
+    // a video's structure is not walked: its frames' LSB analysis is the whole answer there
+    const suspected = lsb?.suspected === true || structural ? true : lsb?.suspected === false && (layout || kind === 'video') ? false : null;
     return { verdict: { suspected, lsb, appended_bytes: appended, embedded, unusual_chunks: unusual }, findings, assets: [] };
   },
 };

@@ -89,7 +89,9 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
   name: NAME,
   async run(input: AnalyseInput, options: AnalyseOptions) {
     if (input.probe.kind === 'video') {
-      return noAnswer<ForensicVerdict>(NAME, 'Error level and noise maps are made for still pictures; a video\'s frames are not checked for editing here.');
+      // the same maps on the video's sampled frames (imported here: frame-checks imports this module's users)
+      const { frameForensics } = await import('../video/frame-checks.ts');
+      return frameForensics(input, options, manipulationDetector);
     }
     let img: PixelImage;
     try {

@@ -2,6 +2,7 @@
 // exposure is a finding with a severity; a position (GPS) is always high. Read with exiftool,
 // which knows far more tag families than any library here.
 import { runTool } from '../../tools.ts';
+import { videoProbeFindings } from '../video/probe-findings.ts';
 import type { Detector, DetectorResult, Finding, Severity, Tags } from '../detector.ts';
 
 export interface PrivacyVerdict {
@@ -170,6 +171,20 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
           ? { detector: NAME, severity: 'high', label: 'An embedded thumbnail shows a different picture from the image itself: it may show the original before cropping or editing.', tip: 'Strip the thumbnail: it can reveal what was cut out or changed.' }
           : { detector: NAME, severity: 'low', label: `An embedded ${thumbs.join(' and ').replace(/Image/g, ' image').toLowerCase()} is present.`, tip: 'Thumbnails are a second copy of the picture that editors often forget to update.' },
       );
+    }
+
+    // a video's container tags (exiftool's QuickTime group is left out above as technical)
+    if (input.probe.kind === 'video') {
+      const video = await videoProbeFindings(input, options).catch(() => null);
+      if (!video) findings.push({ detector: NAME, severity: 'info', label: "The video's container tags could not be read; only exiftool's reading was checked." });
+      for (const f of video?.findings ?? []) {
+        const category = video!.categories[video!.findings.indexOf(f)];
+        // a position exiftool already found is not reported twice
+        if (category === 'gps' && categories.includes('gps')) continue;
+        if (category && !categories.includes(category)) categories.push(category);
+        findings.push(f);
+      }
+      if (!gps && video?.gps) gps = video.gps;
     }
 
     const highest = findings.reduce<Severity | null>((m, f) => (m === null || RANK[f.severity] > RANK[m] ? f.severity : m), null);

@@ -19,7 +19,7 @@ export interface PixelImage {
   channels: 1 | 2 | 3 | 4;
 }
 
-export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs';
+export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs' | 'weighted_stego';
 
 export interface StegoEstimate {
   method: StegoMethod;

@@ -75,7 +75,7 @@ export const ffmpegVideoBackend: VideoBackend = {
     const g = fitGeometry(p.width, p.height, o, even);
 
     // Scale to the asked size (square pixels), then crop (cover) or pad (contain) to the box.
-    const filters: string[] = [];
+    const filters: string[] = [...conversion.sourceFilters];
     if (g.scaleW !== p.width || g.scaleH !== p.height || (v.sar !== undefined && v.sar !== 1)) {
       filters.push(`scale=${g.scaleW}:${g.scaleH}:flags=lanczos`, 'setsar=1');
     }

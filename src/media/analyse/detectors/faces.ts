@@ -1,0 +1,75 @@
+// Faces: how many, and where (boxes in pixels of the picture as displayed), with a picture
+// that shows them. Off when the user did not ask for it: then no answer, and a finding says so.
+import type { AnalyseInput, AnalyseOptions, Detector, DetectorResult } from '../detector.ts';
+import { noAnswer } from '../detector.ts';
+import type { FaceBox, FaceDetection, FaceModel } from '../faces/detect.ts';
+import { drawFaces } from '../faces/draw.ts';
+import { overFrames } from '../video/frames.ts';
+
+export interface FacesVerdict {
+  count: number;
+  model: FaceModel;
+  threshold: number;
+  boxes: FaceBox[];
+  /** Videos: the faces of each sampled frame; count and boxes are the frame with the most. */
+  frames?: { time_s: number; count: number }[];
+  time_s?: number;
+}
+
+const NAME = 'faces';
+
+export const facesDetector: Detector<FacesVerdict> = {
+  name: NAME,
+  async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<FacesVerdict>> {
+    if (options.faces && !options.faces.enabled) {
+      return noAnswer(NAME, 'Face detection was not asked for (face_detection is false): the face count is null, not zero.');
+    }
+    if (input.probe.kind === 'video') return videoFaces(input, options);
+    let pixels, found;
+    try {
+      pixels = await input.pixels();
+      found = await input.faces();
+    } catch (e) {
+      if ((e as { code?: string }).code === 'aborted') throw e;
+      return noAnswer(NAME, 'Faces could not be looked for in this file, so the face count is null (no answer, not zero).');
+    }
+    const verdict: FacesVerdict = { count: found.faces.length, model: found.model, threshold: found.threshold, boxes: found.faces };
+    const n = verdict.count;
+    const findings: DetectorResult<FacesVerdict>['findings'] = [
+      n
+        ? { detector: NAME, severity: 'low', label: `${n} face${n === 1 ? '' : 's'} found.`, tip: 'Faces identify people: convert with redact ["faces"] to blur them before sharing.' }
+        : { detector: NAME, severity: 'info', label: 'No face found.' },
+    ];
+    const assets = n ? [await drawFaces(pixels, found.faces, options.outDir)] : [];
+    return { verdict, findings, assets };
+  },
+};
+
+// A video: the sampled frames (keyframes and uniform samples) are each looked at; the answer is
+// the frame with the most faces, and every frame's count is in the verdict.
+async function videoFaces(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<FacesVerdict>> {
+  let per: { time_s: number; value: FaceDetection }[] | null;
+  try {
+    per = await overFrames<FaceDetection>(input, options, 'faces');
+  } catch (e) {
+    if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
+    per = null;
+  }
+  if (!per?.length) return noAnswer(NAME, "Faces could not be looked for in this video's frames, so the face count is null (no answer, not zero).");
+  const most = per.reduce((a, b) => (b.value.faces.length > a.value.faces.length ? b : a));
+  const n = most.value.faces.length;
+  const verdict: FacesVerdict = {
+    count: n,
+    model: most.value.model,
+    threshold: most.value.threshold,
+    boxes: most.value.faces,
+    frames: per.map((f) => ({ time_s: f.time_s, count: f.value.faces.length })),
+    time_s: most.time_s,
+  };
+  const findings: DetectorResult<FacesVerdict>['findings'] = [
+    n
+      ? { detector: NAME, severity: 'low', label: `Up to ${n} face${n === 1 ? '' : 's'} in one frame (at ${most.time_s.toFixed(1)} s) of the ${per.length} frames looked at.`, tip: 'Faces identify people: convert with redact ["faces"] to blur them in every frame before sharing.' }
+      : { detector: NAME, severity: 'info', label: `No face found in the ${per.length} frames looked at.` },
+  ];
+  return { verdict, findings, assets: [] };
+}

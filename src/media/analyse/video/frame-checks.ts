@@ -1,0 +1,73 @@
+// The still-image checks on a video's sampled frames (frames.ts): the forensic maps on each
+// frame, its worst frame giving the verdict, and LSB steganalysis when the codec is lossless
+// (a lossy codec rewrites every low bit, so there LSB figures mean nothing).
+import type { AnalyseInput, AnalyseOptions, Detector, DetectorResult, Finding } from '../detector.ts';
+import { analyseLsb } from '../steganalysis/index.ts';
+import { losslessVideo, sampledFrames } from './frames.ts';
+
+interface Scored {
+  score: number;
+  verdict: string;
+}
+
+/** The image detector on every sampled frame; the verdict is the worst frame's, with each
+ *  frame's score listed. Only the worst frame's maps are kept as assets. */
+export async function frameForensics<V extends Scored>(input: AnalyseInput, options: AnalyseOptions, detector: Detector<V>): Promise<DetectorResult<V & { frames: { time_s: number; keyframe: boolean; score: number | null; verdict: string | null }[]; worst_frame_s: number }>> {
+  const frames = await sampledFrames(input, options);
+  if (!frames.length) throw new Error('no frame could be decoded');
+  const runs: { time_s: number; keyframe: boolean; r: DetectorResult<V> }[] = [];
+  for (const f of frames) runs.push({ time_s: f.time_s, keyframe: f.keyframe, r: await detector.run(f.input, options) });
+  const scored = runs.filter((x) => x.r.verdict);
+  if (!scored.length) return { verdict: null, findings: runs[0].r.findings, assets: [] };
+  const worst = scored.reduce((a, b) => (b.r.verdict!.score > a.r.verdict!.score ? b : a));
+  const at = `At ${worst.time_s.toFixed(2)} s (the frame that stood out most of ${runs.length} sampled): `;
+  const findings: Finding[] = worst.r.findings.map((f) => ({ ...f, label: at + f.label[0].toLowerCase() + f.label.slice(1) }));
+  const list = runs.map((x) => ({ time_s: x.time_s, keyframe: x.keyframe, score: x.r.verdict?.score ?? null, verdict: x.r.verdict?.verdict ?? null }));
+  return { verdict: { ...worst.r.verdict!, frames: list, worst_frame_s: worst.time_s }, findings, assets: worst.r.assets };
+}
+
+export interface FrameLsb {
+  suspected: boolean | null;
+  payload_bpp: number | null;
+  threshold_bpp: number | null;
+  methods: { method: string; rate: number | null; detected: boolean | null }[];
+  frames_checked: number;
+  frames_suspected: number;
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+/** LSB steganalysis of the sampled frames of a lossless video; null for a lossy one. The
+ *  figures are the frame with the highest estimate's. */
+export async function frameSteganalysis(input: AnalyseInput, options: AnalyseOptions): Promise<{ lsb: FrameLsb | null; findings: Finding[] }> {
+  const NAME = 'hidden_content';
+  if (!(await losslessVideo(input, options))) {
+    return { lsb: null, findings: [{ detector: NAME, severity: 'info', label: 'The video is lossy: its frames were not checked for LSB steganography (a lossy codec rewrites every low bit).' }] };
+  }
+  const frames = await sampledFrames(input, options);
+  let best: ReturnType<typeof analyseLsb> | undefined;
+  let checked = 0;
+  let hits = 0;
+  let answered = 0;
+  for (const f of frames) {
+    const v = analyseLsb(await f.input.pixels(), { samplePairs: options.depth === 'deep' });
+    checked++;
+    if (v.suspected !== null) answered++;
+    if (v.suspected) hits++;
+    if (!best || (v.rate ?? -1) > (best.rate ?? -1)) best = v;
+  }
+  if (!best) return { lsb: null, findings: [{ detector: NAME, severity: 'info', label: 'No frame of the video could be decoded for steganalysis.' }] };
+  const lsb: FrameLsb = {
+    suspected: hits > 0 ? true : answered ? false : null,
+    payload_bpp: best.rate === null ? null : round(best.rate),
+    threshold_bpp: best.thresholdBpp === null ? null : round(best.thresholdBpp),
+    methods: best.estimates.map((e) => ({ method: e.method, rate: e.rate === null ? null : round(e.rate), detected: e.detected })),
+    frames_checked: checked,
+    frames_suspected: hits,
+  };
+  const findings: Finding[] = [];
+  if (hits) findings.push({ detector: NAME, severity: 'high', label: `LSB steganography suspected in ${hits} of ${checked} sampled frames of this lossless video (up to about ${lsb.payload_bpp} bits per pixel).`, tip: 'A lossless video is an unusual choice outside editing; a message may be hidden in the lowest bit of its frames.' });
+  else if (answered) findings.push({ detector: NAME, severity: 'info', label: `No sign of LSB replacement in ${checked} sampled frames of this lossless video.` });
+  else findings.push({ detector: NAME, severity: 'info', label: 'LSB steganalysis gave no answer on the sampled frames (too small or too flat).' });
+  return { lsb, findings };
+}
