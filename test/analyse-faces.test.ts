@@ -6,10 +6,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import sharp from 'sharp';
 import { test } from './helpers/test.ts';
+import { analyse } from './helpers/analyse.ts';
 import { startService } from './helpers/service.ts';
 import { PHOTO, exif } from './helpers/media.ts';
 
-type Svc = Awaited<ReturnType<typeof startService>>;
 
 const DEMO = path.join(path.dirname(createRequire(import.meta.url).resolve('@vladmandic/face-api/package.json')), 'demo');
 /** Faces a person counts in each photo (looked at one by one). */
@@ -22,22 +22,6 @@ const COUNTED: [string, number][] = [
   ['sample6.jpg', 4], // four women in front of window blinds
 ];
 
-async function analyse(svc: Svc, key: string, files: [string, Buffer][], options: Record<string, unknown> = {}) {
-  const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
-  for (const [name, bytes] of files) {
-    const r = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': encodeURIComponent(name) }, body: bytes });
-    if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
-  }
-  const start = await svc.api('POST', '/api/analyse/job', key, { upload_uid: uid, ...options });
-  if (start.status !== 201) throw new Error(`start ${start.status} ${JSON.stringify(start.body)}`);
-  let poll: any;
-  for (const until = Date.now() + 300_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-    poll = (await svc.api('GET', `/api/analyse/job/${uid}`, key)).body;
-    if (['completed', 'partial', 'failed'].includes(poll.status)) break;
-  }
-  const result = await svc.api('GET', `/api/analyse/result/${start.body.job_uid}`, key);
-  return { poll, files: result.body.files as any[] };
-}
 
 /** The right-hand part of the mountain photo: sea, hills and rocks, no one in it. */
 const noFaces = () => sharp(PHOTO).extract({ left: 1150, top: 0, width: 770, height: 1440 }).jpeg({ quality: 92 }).toBuffer();

@@ -4,6 +4,7 @@
 // visible-mark reading the watermark detector uses, on a "© Getty Images" corner overlay.
 import sharp from 'sharp';
 import { test } from './helpers/test.ts';
+import { analyse } from './helpers/analyse.ts';
 import { startService } from './helpers/service.ts';
 import { PHOTO, exif } from './helpers/media.ts';
 import { readText } from '../src/media/analyse/text/ocr.ts';
@@ -12,26 +13,9 @@ import { exposures } from '../src/media/analyse/text/exposure.ts';
 import { findTextRegions } from '../src/media/analyse/text/regions.ts';
 import { endOcr, ocrStats } from '../src/media/analyse/text/pool.ts';
 
-type Svc = Awaited<ReturnType<typeof startService>>;
 
 test.after.always(() => endOcr());
 
-async function analyse(svc: Svc, key: string, files: [string, Buffer][], options: Record<string, unknown> = {}) {
-  const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
-  for (const [name, bytes] of files) {
-    const r = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': encodeURIComponent(name) }, body: bytes });
-    if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
-  }
-  const start = await svc.api('POST', '/api/analyse/job', key, { upload_uid: uid, ...options });
-  if (start.status !== 201) throw new Error(`start ${start.status} ${JSON.stringify(start.body)}`);
-  let poll: any;
-  for (const until = Date.now() + 300_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-    poll = (await svc.api('GET', `/api/analyse/job/${uid}`, key)).body;
-    if (['completed', 'partial', 'failed'].includes(poll.status)) break;
-  }
-  const result = await svc.api('GET', `/api/analyse/result/${start.body.job_uid}`, key);
-  return { poll, files: result.body.files as any[] };
-}
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 

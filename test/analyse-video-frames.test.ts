@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import sharp from 'sharp';
 import { test } from './helpers/test.ts';
+import { analyse } from './helpers/analyse.ts';
 import { startService, tempDir } from './helpers/service.ts';
 import { run } from './helpers/media.ts';
 
@@ -30,17 +31,9 @@ async function slideshow(stills: Buffer[], seconds: number): Promise<Buffer> {
 
 const card = (text: string) => sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="960" height="640"><rect width="960" height="640" fill="white"/><text x="60" y="340" font-family="DejaVu Sans" font-size="52" fill="black">${text}</text></svg>`)).png().toBuffer();
 
-async function analyse(svc: Svc, key: string, name: string, bytes: Buffer) {
-  const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
-  const up = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': name }, body: bytes });
-  if (up.status !== 201) throw new Error(`upload ${up.status}`);
-  const start = await svc.api('POST', '/api/analyse/job', key, { upload_uid: uid });
-  let poll: any;
-  for (const end = Date.now() + 300_000; Date.now() < end; ) {
-    poll = (await svc.api('GET', `/api/analyse/job/${uid}?wait=20`, key)).body;
-    if (['completed', 'partial', 'failed'].includes(poll.status)) break;
-  }
-  return { poll, file: (await svc.api('GET', `/api/analyse/result/${start.body.job_uid}`, key)).body.files[0] };
+async function analyseOne(svc: Svc, key: string, name: string, bytes: Buffer) {
+  const r = await analyse(svc, key, [[name, bytes]]);
+  return { poll: r.poll, file: r.files[0] };
 }
 
 test('faces and text in a video are counted over its sampled frames, not only the first one', async (t) => {
@@ -50,7 +43,7 @@ test('faces and text in a video are counted over its sampled frames, not only th
   const { key } = svc.account();
 
   // a title card first (no face), then three people: the first frame alone would say 0
-  const people = await analyse(svc, key, 'party.mp4', await slideshow([await card('Summer 2026'), readFileSync(path.join(DEMO, 'sample1.jpg'))], 2));
+  const people = await analyseOne(svc, key, 'party.mp4', await slideshow([await card('Summer 2026'), readFileSync(path.join(DEMO, 'sample1.jpg'))], 2));
   t.is(people.poll.status, 'completed', people.poll.progress_message);
   const faces = people.file.verdicts.faces;
   t.true(Math.abs(people.file.face_count - 3) <= 1, `faces: ${people.file.face_count}`);
@@ -59,7 +52,7 @@ test('faces and text in a video are counted over its sampled frames, not only th
   t.true(faces.time_s >= 1.9, `the busiest frame is in the second half (${faces.time_s} s)`);
 
   // a landscape first, then a card with an e-mail address: the privacy finding still comes
-  const mail = await analyse(svc, key, 'contact.mp4', await slideshow([await sharp({ create: { width: 960, height: 640, channels: 3, background: '#3a6' } }).png().toBuffer(), await card('write to jane.doe@example.org')], 2));
+  const mail = await analyseOne(svc, key, 'contact.mp4', await slideshow([await sharp({ create: { width: 960, height: 640, channels: 3, background: '#3a6' } }).png().toBuffer(), await card('write to jane.doe@example.org')], 2));
   t.is(mail.poll.status, 'completed', mail.poll.progress_message);
   t.true(mail.file.text_region_count >= 1, `lines: ${mail.file.text_region_count}`);
   t.true(mail.file.verdicts.findings.some((f: any) => f.detector === 'privacy' && /e-mail/i.test(f.label)), 'an e-mail address in a later frame is found');

@@ -12,7 +12,10 @@
 // - strong (suspected: true) when the RS/SPA mean exceeds the threshold and WS confirms it
 //   above its own threshold, which depends on the picture's LSB plane (content.ts: from 0.015
 //   per sample on plainly structured pictures to 0.055 on noise-like ones); or when the
-//   chi-square attack finds a sequentially embedded run (not on noise-like pictures);
+//   chi-square attack finds a sequentially embedded run (not on noise-like pictures); or when
+//   RS and SPA agree within 15 % of each other and WS leans the same way (> 2/3 of the base
+//   threshold), since WS reads 0.01-0.05 low on noisy covers while clean AI noise splits RS
+//   from SPA; WS reading far below zero (< -0.1) on structured content counts as no answer;
 // - weak (suspected: false, evidence 'weak') when RS/SPA (or the chi-square attack) are over
 //   but WS does not confirm: the report mentions it as a low finding, no grade points;
 // - none otherwise (suspected: false), and null when RS and SPA cannot answer.
@@ -36,8 +39,15 @@ import { checkImage, colourChannels, fmt, sampleThreshold } from './common.ts';
 import { rs } from './rs.ts';
 import { samplePairs } from './spa.ts';
 import { weightedStego } from './ws.ts';
-import { lsbAgreement, NOISE_LIKE_AGREEMENT, wsFactor } from './content.ts';
+import { lsbAgreement, NOISE_LIKE_AGREEMENT, STRUCTURED_AGREEMENT, wsFactor } from './content.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
+
+/** RS and SPA count as agreeing when they differ by less than this share of their mean. */
+const RS_SPA_GAP = 0.15;
+/** WS below this (per sample) on a structured picture is broken by flat content: no answer. */
+const WS_BROKEN = -0.1;
+/** WS's lower bar, as a share of the base threshold, when RS and SPA agree (0.02 per sample). */
+const WS_LEANS = 2 / 3;
 
 export type { PixelImage, Steganalyser, StegoEstimate, StegoMethod } from './types.ts';
 export { chiSquare, createChiSquare } from './chi-square.ts';
@@ -75,12 +85,20 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   const estimates = analysers.filter((a) => opts.samplePairs !== false || a !== samplePairs).map((a) => a.analyse(img));
   const chi = estimates[0];
   const ws = estimates.find((e) => e.method === 'weighted_stego') as StegoEstimate;
-  const structural = estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
   const notes: string[] = [];
   const agreement = lsbAgreement(img);
   const noiseLike = agreement < NOISE_LIKE_AGREEMENT;
   const threshold = sampleThreshold(img.width * img.height);
   const wsThreshold = threshold * wsFactor(agreement);
+  const wsLeans = threshold * WS_LEANS;
+  // Standard depth leaves SPA out, but when RS is over and WS sits between its lower bar and its
+  // content-dependent one, only the RS/SPA agreement test below can decide: SPA runs then.
+  const rsEst = estimates.find((e) => e.method === 'rs');
+  if (opts.samplePairs === false && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ws.score > wsLeans && ws.score <= wsThreshold) {
+    estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
+    notes.push('Sample Pairs run to settle RS against WS');
+  }
+  const structural = estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
   if (structural.length === 0) {
     if (chi.detected) {
       notes.push('RS and SPA gave no answer; the chi-square attack found a sequential message');
@@ -92,14 +110,22 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   const mean = structural.reduce((a, b) => a + b, 0) / structural.length;
   const rate = Math.min(cc, Math.max(0, mean) * cc);
   const over = mean > threshold;
-  const wsConfirms = ws.score !== null && ws.score > wsThreshold;
+  // WS far below zero on structured content (text, UI) is not modelling the cover at all
+  // (clean screenshots read down to -0.46): it then gives no answer and RS/SPA decide alone.
+  const wsBroken = ws.score !== null && ws.score < WS_BROKEN && agreement >= STRUCTURED_AGREEMENT;
+  // RS and SPA agreeing closely (relative gap < RS_SPA_GAP): real embedding moves both the same
+  // way, while the fine noise of clean AI pictures pulls SPA well above RS (gap 0.2-0.8). WS is
+  // biased low on noisy covers (by 0.01-0.05 per sample), so there it only has to lean the same
+  // way (above 2/3 of the base threshold, 0.02 per sample at full size).
+  const rsSpaAgree = structural.length === 2 && mean > 0 && Math.abs(structural[0] - structural[1]) / mean < RS_SPA_GAP;
+  const wsConfirms = ws.score !== null && (ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans));
   if (over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above the threshold ${fmt(threshold)}`);
   if (noiseLike) notes.push(`the picture's LSB plane is already noise-like (neighbouring LSBs agree ${fmt(agreement, 3)}), where RS and SPA read high on clean pictures`);
   if (over) notes.push(`WS ${ws.score === null ? 'gave no answer' : `estimate ${fmt(ws.score)}`}, confirming above ${fmt(wsThreshold)} at this LSB agreement (${fmt(agreement, 3)})`);
   if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp`);
-  if (structural.length === 1) notes.push(opts.samplePairs === false ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
+  if (structural.length === 1) notes.push(opts.samplePairs === false && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
-  const strong = (over && (wsConfirms || ws.score === null)) || (chi.detected === true && !noiseLike);
+  const strong = (over && (wsConfirms || ws.score === null || wsBroken)) || (chi.detected === true && !noiseLike);
   const weak = !strong && (over || chi.detected === true);
   if (weak) notes.push('not confirmed by WS: weak evidence');
   return { suspected: strong, evidence: strong ? 'strong' : weak ? 'weak' : 'none', lsbAgreement: agreement, rate, thresholdBpp: threshold * cc, estimates, notes };
