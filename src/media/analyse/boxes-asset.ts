@@ -4,24 +4,12 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import type { AssetCategory, AssetFile } from './detector.ts';
+import type { Box } from './forensics/common.ts';
+import type { RawImage } from './text/types.ts';
 
 const MAX_SIDE = 1280;
 
-export interface RawPixels {
-  data: Uint8Array;
-  width: number;
-  height: number;
-  channels: number;
-}
-
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export async function drawBoxes(img: RawPixels, boxes: Box[], outDir: string, asset: { category: AssetCategory; file: string; colour: string }): Promise<AssetFile> {
+export async function drawBoxes(img: RawImage, boxes: Box[], outDir: string, asset: { category: AssetCategory; file: string; colour: string }): Promise<AssetFile> {
   const scale = Math.min(1, MAX_SIDE / Math.max(img.width, img.height));
   const w = Math.max(1, Math.round(img.width * scale));
   const h = Math.max(1, Math.round(img.height * scale));

@@ -3,22 +3,16 @@
 import sharp, { type Sharp } from 'sharp';
 import type { FaceDetection } from '../analyse/faces/detect.ts';
 import { detectFaces } from '../analyse/faces/detect.ts';
+import type { Box } from '../analyse/forensics/common.ts';
+import type { RawImage } from '../analyse/text/types.ts';
 import type { Conversion } from './backend.ts';
 import type { RedactStyle, RedactTarget } from './options.ts';
 
-export interface Pixels {
-  data: Uint8Array;
-  width: number;
-  height: number;
-  channels: number;
-}
+/** Decoded 8-bit pixels, as the analyse readings take them. */
+export type Pixels = RawImage;
 
-export interface Region {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+/** A rectangle to redact, in pixels. */
+export type Region = Box;
 
 /** Redaction errs towards covering: faces are looked for with SSD at "high" sensitivity. */
 const FACE_SENSITIVITY = 0.7;

@@ -20,12 +20,9 @@ export interface FaceDetection {
   faces: FaceBox[];
 }
 
-export interface RawImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-  channels: number;
-}
+import type { RawImage } from '../text/types.ts';
+
+export type { RawImage };
 
 /** The detector and score threshold a sensitivity (0..1) stands for. */
 export function faceSettings(sensitivity: number): { model: FaceModel; threshold: number } {

@@ -9,12 +9,9 @@ export interface RawImage {
   channels: number;
 }
 
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+import type { Box } from '../forensics/common.ts';
+
+export type { Box };
 
 /** One line of text OCR is confident about. */
 export interface TextRegion {
