@@ -8,6 +8,8 @@ const USAGE = `usage: npm run cli -- <command>
   account create <email> [--verified]
   account verify|deactivate|reactivate <email>
   account show <email>
+  account password <email>    sets the web password, read from stdin (never an argument:
+                              arguments show in ps and in the shell's history)
   key create <email>          prints the new key, once; it is never shown again
   key list <email>            id, prefix and last four characters of each key
   key revoke <key-id>
@@ -45,7 +47,17 @@ async function run(argv: string[]): Promise<number> {
       case 'account reactivate': {
         need(1);
         const a = s.accounts[action as 'verify' | 'deactivate' | 'reactivate'](args[0]);
+        if (action === 'deactivate') s.webSessions.closeAll(a.id);
         out(`${a.email}: ${a.verifiedAt ? 'verified' : 'not verified'}, ${a.deactivatedAt ? 'inactive' : 'active'}`);
+        break;
+      }
+      case 'account password': {
+        need(1);
+        const a = s.accounts.get(args[0]);
+        const line = (await readStdin()).replace(/\r?\n$/, '');
+        await s.selfService.setPassword(a, line);
+        const ended = s.webSessions.closeAll(a.id);
+        out(`${a.email}: password set${ended ? `; ${ended} web session${ended === 1 ? '' : 's'} ended` : ''}`);
         break;
       }
       case 'account show': {
@@ -106,4 +118,14 @@ try {
   } else {
     throw err;
   }
+}
+
+/** The first line of stdin (the password), at most 4 KiB. */
+async function readStdin(): Promise<string> {
+  let data = '';
+  for await (const chunk of process.stdin) {
+    data += String(chunk);
+    if (data.length > 4096 || data.includes('\n')) break;
+  }
+  return data.split('\n')[0];
 }

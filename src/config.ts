@@ -132,6 +132,16 @@ const timer = duration.refine((ms) => ms <= TIMER_MAX_MS, 'must be at most 24d: 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const prefix = z.string().regex(/^[a-z][a-z0-9]{0,15}_$/, 'a key prefix is lowercase letters or digits ending in _');
 
+// smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465; nothing else is dialled
+const smtpUrl = z.string().refine((raw) => {
+  try {
+    const u = new URL(raw);
+    return (u.protocol === 'smtp:' || u.protocol === 'smtps:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'expected smtp://[user:password@]host[:port] or smtps://…');
+
 // env variable name -> schema; the default is the raw string, parsed like any other value
 const schema = {
   OBSCURA_DATA_DIR: [z.string().min(1), './data'],
@@ -195,7 +205,21 @@ const schema = {
   OBSCURA_RATE_BAD_KEYS_WINDOW: [timer, '1m'],
   OBSCURA_RATE_BAD_KEYS_BRAKE: [timer, '5m'],
   OBSCURA_ONION_PROXY_PROTOCOL: [z.enum(['required', 'off']), 'required'],
+  // the web pages for people (README "Web pages")
+  OBSCURA_SMTP_URL: [smtpUrl.optional(), undefined],
+  OBSCURA_MAIL_FROM: [z.string().regex(/^[^\r\n<>]*(<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'expected an address, such as Obscura <noreply@example.org>'), 'Obscura <noreply@obscura.invalid>'],
+  OBSCURA_WEB_SESSION_IDLE: [duration, '30m'],
+  OBSCURA_WEB_SESSION_MAX: [duration, '12h'],
+  OBSCURA_VERIFY_LINK_LIFE: [duration, '24h'],
+  OBSCURA_SIGN_IN_FAILURES: [int(1, 1_000_000), '10'],
+  OBSCURA_SIGN_IN_FAILURES_TOTAL: [int(1, 1_000_000_000), '300'],
+  OBSCURA_SIGN_IN_WINDOW: [timer, '15m'],
+  OBSCURA_SIGN_UPS_PER_HOUR: [int(1, 1_000_000_000), '30'],
+  OBSCURA_MAILS_PER_ADDRESS: [int(1, 1000), '3'],
+  OBSCURA_VERIFY_ATTEMPTS_PER_MINUTE: [int(1, 1_000_000_000), '30'],
 } as const;
+
+const SECRET = new Set(['OBSCURA_MASTER_KEY', 'OBSCURA_SMTP_URL']);
 
 type Schema = typeof schema;
 type Raw = { [K in keyof Schema]: z.output<Schema[K][0]> };
@@ -244,7 +268,28 @@ export interface Config {
   logLevel: Raw['OBSCURA_LOG_LEVEL'];
   maintenance: { on: boolean; retryAfterS: number };
   abuse: AbuseLimits;
+  web: WebSettings;
   version: string;
+}
+
+/** The web pages for people: sign-in sessions, self-service sign-up and its brakes. */
+export interface WebSettings {
+  /** The operator's mail relay; absent: no mail is sent and sign-up is closed. Never logged (it may hold a password). */
+  smtpUrl?: string;
+  mailFrom: string;
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+  verifyLinkLifeMs: number;
+  /** Failed sign-ins per address in the window; the next is answered 429. */
+  signInFailures: number;
+  /** Failed sign-ins for all addresses together in the window. */
+  signInFailuresTotal: number;
+  signInWindowMs: number;
+  signUpsPerHour: number;
+  /** Mails (sign-up, resend) one address gets an hour. */
+  mailsPerAddress: number;
+  /** Unknown or used verification tokens a minute, for all together. */
+  verifyAttemptsPerMinute: number;
 }
 
 /** What one client may take of the service; each is a setting (README "Limits"). */
@@ -284,7 +329,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const value = env[name] ?? fallback;
     const r = type.safeParse(value);
     if (r.success) raw[name] = r.data;
-    else problems.push(`${name}=${JSON.stringify(value)}: ${r.error.issues.map((i) => i.message).join('; ')}`);
+    // settings that may carry a secret are named, never shown
+    else problems.push(`${SECRET.has(name) ? name : `${name}=${JSON.stringify(value)}`}: ${r.error.issues.map((i) => i.message).join('; ')}`);
   }
   const r = raw as Raw;
   if (!problems.length && r.OBSCURA_MASTER_KEY !== undefined && !/^[A-Za-z0-9+/_-]{43}=?$/.test(r.OBSCURA_MASTER_KEY)) {
@@ -296,6 +342,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!problems.length && r.OBSCURA_HEADERS_TIMEOUT < 1000) problems.push('OBSCURA_HEADERS_TIMEOUT: must be at least 1s');
   if (!problems.length && r.OBSCURA_REQUEST_TIMEOUT <= r.OBSCURA_HEADERS_TIMEOUT) {
     problems.push('OBSCURA_REQUEST_TIMEOUT: must be longer than OBSCURA_HEADERS_TIMEOUT');
+  }
+  for (const name of ['OBSCURA_WEB_SESSION_IDLE', 'OBSCURA_WEB_SESSION_MAX', 'OBSCURA_VERIFY_LINK_LIFE'] as const) {
+    if (!problems.length && r[name] < 60_000) problems.push(`${name}: must be at least 1m`);
   }
   for (const name of ['OBSCURA_MIN_BODY_RATE_WINDOW', 'OBSCURA_RATE_BAD_KEYS_WINDOW', 'OBSCURA_RATE_BAD_KEYS_BRAKE'] as const) {
     if (!problems.length && r[name] < 1000) problems.push(`${name}: must be at least 1s`);
@@ -385,6 +434,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       visitorPerMinute: r.OBSCURA_RATE_VISITOR_PER_MINUTE,
       badKeys: { limit: r.OBSCURA_RATE_BAD_KEYS, windowMs: r.OBSCURA_RATE_BAD_KEYS_WINDOW, brakeMs: r.OBSCURA_RATE_BAD_KEYS_BRAKE },
       onionProxyProtocol: r.OBSCURA_ONION_PROXY_PROTOCOL,
+    },
+    web: {
+      smtpUrl: r.OBSCURA_SMTP_URL,
+      mailFrom: r.OBSCURA_MAIL_FROM,
+      sessionIdleMs: r.OBSCURA_WEB_SESSION_IDLE,
+      sessionMaxMs: r.OBSCURA_WEB_SESSION_MAX,
+      verifyLinkLifeMs: r.OBSCURA_VERIFY_LINK_LIFE,
+      signInFailures: r.OBSCURA_SIGN_IN_FAILURES,
+      signInFailuresTotal: r.OBSCURA_SIGN_IN_FAILURES_TOTAL,
+      signInWindowMs: r.OBSCURA_SIGN_IN_WINDOW,
+      signUpsPerHour: r.OBSCURA_SIGN_UPS_PER_HOUR,
+      mailsPerAddress: r.OBSCURA_MAILS_PER_ADDRESS,
+      verifyAttemptsPerMinute: r.OBSCURA_VERIFY_ATTEMPTS_PER_MINUTE,
     },
     version: pkg.version,
   };

@@ -60,7 +60,9 @@ async function main(): Promise<void> {
       `  health:  curl ${config.origin.clearnet}/api/status\n` +
       `  a key:   npm run cli -- account create you@example.org --verified\n` +
       `           npm run cli -- key create you@example.org\n` +
-      `  then:    curl -H "X-Api-Key: <key>" ...   (README.md has the API at a glance)\n`,
+      `  then:    curl -H "X-Api-Key: <key>" ...   (README.md has the API at a glance)\n` +
+      `  pages:   open ${config.origin.clearnet}/ in a browser (or the onion in Tor Browser) and sign in with the key;\n` +
+      `           ${services.selfService.signUpOpen ? 'people can also sign up (mail goes through OBSCURA_SMTP_URL)' : 'sign-up is closed until OBSCURA_SMTP_URL names a mail relay'}\n`,
   );
   log.info({ listeners: listeners.map((l) => l.network) }, 'started');
 
@@ -68,6 +70,8 @@ async function main(): Promise<void> {
   const janitor = setInterval(() => {
     services.uploads.expire().catch((err) => log.error({ err }, 'upload expiry sweep failed'));
     services.jobs.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
+    services.webSessions.sweep();
+    services.selfService.sweep();
   }, 60_000);
   janitor.unref();
 

@@ -13,6 +13,11 @@ import { convertRunner } from './domain/runners/convert.ts';
 import { hideRunner, revealRunner } from './domain/runners/stego.ts';
 import { Sessions } from './domain/sessions.ts';
 import { Uploads } from './domain/uploads.ts';
+import type { Mailer } from './domain/mail.ts';
+import { SelfService } from './domain/self-service.ts';
+import { WebBrakes } from './domain/web-brakes.ts';
+import { WebSessions } from './domain/web-sessions.ts';
+import { smtpMailer } from './store/mail/smtp.ts';
 import { createLogger, type Logger } from './log.ts';
 import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './store/blobs/blob-store.ts';
@@ -40,6 +45,10 @@ export interface Services {
   pool: WorkerPool;
   /** What one client may ask of the service, in memory, shared by the three listeners. */
   rateLimits: RateLimits;
+  /** People signed in to the web pages. */
+  webSessions: WebSessions;
+  /** Sign-up, address verification and sign-in with a password. */
+  selfService: SelfService;
   /** Set when this start created the master key file. */
   masterKeyCreated?: string;
   close(): Promise<void>;
@@ -90,6 +99,24 @@ export async function createServices(config: Config, opts: { logDestination?: De
   jobs.register(hideRunner({ uploads, limits: config.media }));
   jobs.register(revealRunner({ uploads, limits: config.media }));
   jobs.register(analyseRunner({ uploads, limits: config.media, c2paTrustAnchors: config.c2paTrustAnchors || undefined, ocrRecycleAfter: config.ocr.recycleAfter }));
+  // the one outbound connection, and only when the operator named a relay
+  const mailer: Mailer | undefined = config.web.smtpUrl ? smtpMailer(config.web.smtpUrl, config.web.mailFrom) : undefined;
+  const webSessions = new WebSessions({
+    rows: repos.webSessions,
+    accounts: repos.accounts,
+    digestKey: masterKey.derive('web-session'),
+    csrfKey: masterKey.derive('web-csrf'),
+    limits: config.web,
+  });
+  const selfService = new SelfService({
+    accounts,
+    repo: repos.accounts,
+    tokens: repos.mailTokens,
+    mailer,
+    brakes: new WebBrakes(config.web),
+    tokenKey: masterKey.derive('mail-token'),
+    linkLifeMs: config.web.verifyLinkLifeMs,
+  });
   return {
     config,
     log,
@@ -106,8 +133,11 @@ export async function createServices(config: Config, opts: { logDestination?: De
     jobs,
     pool,
     rateLimits: new RateLimits(config.abuse),
+    webSessions,
+    selfService,
     masterKeyCreated: created,
     async close() {
+      mailer?.close();
       await jobs.stop();
       await pool.close();
       db.close();

@@ -6,7 +6,11 @@ import { test } from './helpers/test.ts';
 import { startService, tempDir } from './helpers/service.ts';
 
 function cli(dataDir: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, OBSCURA_DATA_DIR: dataDir }, encoding: 'utf8' });
+  return cliWith(dataDir, '', ...args);
+}
+
+function cliWith(dataDir: string, input: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, OBSCURA_DATA_DIR: dataDir }, encoding: 'utf8', input });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -97,4 +101,30 @@ test('a master key that cannot be had: one clear line naming the file, exit 78 f
     t.regex(admin.stderr, said);
     t.deepEqual(readdirSync(dataDir), [], 'no database made before the key was had');
   }
+});
+
+test('account password: set from stdin, never an argument; the person signs in to the pages with it', async (t) => {
+  const dataDir = tempDir();
+  t.is(cli(dataDir, 'account', 'create', 'web@example.org', '--verified').code, 0);
+  const short = cliWith(dataDir, 'short\n', 'account', 'password', 'web@example.org');
+  t.is(short.code, 1);
+  t.regex(short.err, /at least 10 characters/);
+  const set = cliWith(dataDir, 'a password from stdin\n', 'account', 'password', 'web@example.org');
+  t.is(set.code, 0, set.err);
+  t.regex(set.out, /web@example.org: password set/);
+  t.false(set.out.includes('a password from stdin'));
+  const svc = await startService({ OBSCURA_DATA_DIR: dataDir });
+  t.teardown(() => svc.close());
+  const page = await fetch(`${svc.url.clearnet}/sign-in`);
+  const cookie = page.headers.get('set-cookie')!.split(';')[0];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1];
+  const signIn = (password: string) =>
+    fetch(`${svc.url.clearnet}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, method: 'password', email: 'web@example.org', password }),
+    });
+  t.is((await signIn('a password from stdin')).status, 303);
+  t.is((await signIn('short')).status, 401);
 });

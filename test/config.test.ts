@@ -48,3 +48,15 @@ test('sizes and durations take units; origins are normalised', (t) => {
   t.is(c.limits.sessionLifeMs, 90 * 60 * 1000);
   t.is(c.origin.onion, 'http://abcdef.onion');
 });
+
+test('the web settings: no mail relay by default; a bad relay URL is named but never shown, since it may hold a password', (t) => {
+  const c = loadConfig({});
+  t.is(c.web.smtpUrl, undefined);
+  t.is(c.web.signInFailures, 10);
+  t.is(c.web.sessionIdleMs, 30 * 60_000);
+  t.is(loadConfig({ OBSCURA_SMTP_URL: 'smtps://u:p@mail.example.org:465' }).web.smtpUrl, 'smtps://u:p@mail.example.org:465');
+  const err = t.throws(() => loadConfig({ OBSCURA_SMTP_URL: 'http://user:s3cret-pw@mail.example.org' }), { instanceOf: ConfigError });
+  t.regex(err!.message, /OBSCURA_SMTP_URL: expected smtp:/);
+  t.false(err!.message.includes('s3cret-pw'));
+  t.throws(() => loadConfig({ OBSCURA_WEB_SESSION_IDLE: '10s' }), { message: /OBSCURA_WEB_SESSION_IDLE: must be at least 1m/ });
+});

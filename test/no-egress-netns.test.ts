@@ -104,6 +104,14 @@ test('the service as npm start runs it, every product once in a loopback-only na
     const s = await unixClient(sock(n), key).json('GET', '/api/status');
     t.is(s.json?.status, 'UP', `${n} listener answers`);
   }
+  // the web pages, and sign-up closed without a mail relay: nothing dials out for it
+  for (const n of ['clearnet', 'onion', 'i2p']) {
+    const home = await unixClient(sock(n), key).request('GET', '/');
+    t.is(home.status, 200, `${n} home page`);
+    const signUp = await unixClient(sock(n), key).request('GET', '/sign-up');
+    t.is(signUp.status, 403);
+    t.regex(signUp.bytes.toString('utf8'), /Sign-up is closed/);
+  }
   const work = tmp(t, 'egress-media');
   const JOB = 180_000;
 

@@ -5,6 +5,7 @@ export type ErrorKind =
   | 'invalid'
   | 'unauthorized'
   | 'payment_required'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'gone'

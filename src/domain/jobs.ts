@@ -234,6 +234,13 @@ export class Jobs {
     return job;
   }
 
+  /** A job of the account by its id, whatever its product (the web pages name jobs by id alone). */
+  owned(account: Account, jobUid: string): JobRow {
+    const job = typeof jobUid === 'string' && jobUid.length < 80 ? this.#rows.byId(jobUid) : undefined;
+    if (!job || job.accountId !== account.id) throw new AppError('not_found', 'job_not_found', 'No such job.');
+    return job;
+  }
+
   /**
    * A long poll: waits up to `ms` for the job to leave the state it is in, then gives the job as
    * it is. Answers at once for a finished job, and when `signal` fires (the client went away).

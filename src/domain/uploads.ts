@@ -200,6 +200,28 @@ export class Uploads {
     return this.view({ ...row, state: 'completed' });
   }
 
+  /**
+   * A file of a web form: its length is known only at its end (a multipart part has none), so
+   * it is taken up to `maxBytes` and completed with the length that arrived. Anything over the
+   * cap, or a body cut short, stores nothing.
+   */
+  async streamed(account: Account, input: { uploadUid: string; step: number; name: unknown }, body: ByteSource, maxBytes: number): Promise<FileView> {
+    const cap = Math.min(maxBytes, this.limits.fileMax);
+    const { session, step } = this.admit(account, { uploadUid: input.uploadUid, step: input.step });
+    const name = cleanName(input.name);
+    const row = await this.#begin(account, { via: 'direct', session, step, size: cap, lifeMs: session.expiresAt - Date.now(), secret: { name }, clientRef: null });
+    let size: number;
+    try {
+      size = await this.#blobs.append(row.id, body, { expectOffset: 0, maxBytes: cap });
+    } catch (err) {
+      await this.#discard(row);
+      if (err instanceof SizeLimitError) throw new AppError('too_large', 'file_too_large', `A file is over the limit of ${cap} bytes for one upload; nothing was stored.`, { max_upload_bytes: cap });
+      throw err;
+    }
+    this.#rows.complete(row.id, size, Date.now());
+    return this.view({ ...row, size, state: 'completed' });
+  }
+
   /** Creates a TUS upload (after admit()). */
   async beginTus(
     account: Account,

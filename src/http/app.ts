@@ -8,6 +8,8 @@ import type { Maintenance } from '../domain/maintenance.ts';
 import type { RateLimits } from '../domain/rate-limits.ts';
 import type { Sessions } from '../domain/sessions.ts';
 import type { Uploads } from '../domain/uploads.ts';
+import type { SelfService } from '../domain/self-service.ts';
+import type { WebSessions } from '../domain/web-sessions.ts';
 import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
 import { analyseRoutes } from './api/analyse.ts';
@@ -33,6 +35,7 @@ import { visitorLimit } from './middleware/visitor-limit.ts';
 import { v1StatusTable } from './v1/errors.ts';
 import { v1JobRoutes } from './v1/jobs.ts';
 import { v1UploadRoutes } from './v1/upload.ts';
+import { webRoutes } from './web/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -43,6 +46,8 @@ export interface AppDeps {
   uploads: Uploads;
   jobs: Jobs;
   rateLimits: RateLimits;
+  webSessions: WebSessions;
+  selfService: SelfService;
 }
 
 export const SERVICE_NAME = 'obscura';
@@ -78,6 +83,8 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     convertRoutes(deps),
     stegoRoutes(deps),
     ...(mcp ? [mcpRoutes({ ...deps, service })] : []),
+    // the pages for people, on every network (URLs in them are relative; mails use the request's origin)
+    webRoutes(deps),
   ];
   for (const router of routers) {
     app.use(router.routes());

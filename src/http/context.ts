@@ -16,6 +16,8 @@ export interface AppState {
   clientAborted?: boolean;
   /** The process's rate limits, for the key check (set by middleware/visitor-limit.ts). */
   limits?: RateLimits;
+  /** A person at the web pages: their cookie's token, account when signed in, CSRF token. */
+  web?: { token: string; account?: Account; csrf: string };
 }
 
 export type Ctx = ParameterizedContext<AppState>;

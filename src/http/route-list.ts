@@ -13,13 +13,15 @@ export interface MountedRoute {
 
 interface RouterLike {
   stack: { path: string | RegExp; methods: string[] }[];
+  /** The web pages for people (web/routes.ts): not operations of the API, so not in its document. */
+  forPeople?: boolean;
 }
 
 export function mountedRoutes(app: Koa<any>): MountedRoute[] {
   const seen = new Map<string, MountedRoute>();
   for (const mw of app.middleware) {
     const router = (mw as { router?: RouterLike }).router;
-    if (!router) continue;
+    if (!router || router.forPeople) continue;
     for (const layer of router.stack) {
       if (typeof layer.path !== 'string') continue;
       const path = layer.path.replace(/:(\w+)/g, '{$1}');

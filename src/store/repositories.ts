@@ -14,6 +14,46 @@ export interface AccountRepository {
   byEmail(email: string): Account | undefined;
   byId(id: string): Account | undefined;
   update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): void;
+  /** The argon2id hash (PHC string) of the account's web password; undefined when it has none. */
+  passwordHash(id: string): string | undefined;
+  setPasswordHash(id: string, hash: string | null): void;
+}
+
+/** A person signed in to the web pages. The cookie's token is never stored, only its HMAC. */
+export interface WebSessionRow {
+  digest: Buffer;
+  accountId: string;
+  createdAt: number;
+  seenAt: number;
+  /** The earlier of inactivity and the absolute limit, moved on at every request. */
+  expiresAt: number;
+}
+
+export interface WebSessionRepository {
+  insert(row: WebSessionRow): void;
+  byDigest(digest: Buffer): WebSessionRow | undefined;
+  touch(digest: Buffer, seenAt: number, expiresAt: number): void;
+  delete(digest: Buffer): void;
+  deleteForAccount(accountId: string): number;
+  deleteExpired(at: number): number;
+}
+
+/** A single-use link sent by mail (the address verification); only its HMAC is stored. */
+export interface MailTokenRow {
+  digest: Buffer;
+  accountId: string;
+  purpose: 'verify';
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface MailTokenRepository {
+  insert(row: MailTokenRow): void;
+  byDigest(digest: Buffer): MailTokenRow | undefined;
+  /** Marks the token used unless it was used before; true when this call used it. */
+  use(digest: Buffer, at: number): boolean;
+  deleteExpired(at: number): number;
 }
 
 export interface ApiKeyRow {
@@ -100,6 +140,8 @@ export interface UploadRepository {
   /** Live (uploading or completed) uploads of a session, oldest first. */
   liveInSession(sessionId: string): UploadRow[];
   setState(id: string, state: UploadState, at: number): void;
+  /** Completes an upload whose length was known only at its end (a web form's file part). */
+  complete(id: string, size: number, at: number): void;
   /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
   attach(id: string, sessionId: string, step: number): void;
   byViaState(via: UploadVia, state: UploadState): UploadRow[];
@@ -185,4 +227,6 @@ export interface Repositories {
   uploads: UploadRepository;
   jobs: JobRepository;
   assets: AssetRepository;
+  webSessions: WebSessionRepository;
+  mailTokens: MailTokenRepository;
 }

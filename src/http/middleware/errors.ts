@@ -7,6 +7,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   invalid: 422,
   unauthorized: 401,
   payment_required: 402,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,

@@ -44,4 +44,13 @@ export class SqliteAccounts implements AccountRepository {
     if ('deactivatedAt' in fields)
       this.db.prepare('UPDATE accounts SET deactivated_at = ? WHERE id = ?').run(fields.deactivatedAt ?? null, id);
   }
+
+  passwordHash(id: string): string | undefined {
+    const r = this.db.prepare('SELECT password_hash FROM accounts WHERE id = ?').get(id) as { password_hash: string | null } | undefined;
+    return r?.password_hash ?? undefined;
+  }
+
+  setPasswordHash(id: string, hash: string | null): void {
+    this.db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(hash, id);
+  }
 }

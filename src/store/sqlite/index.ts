@@ -8,6 +8,7 @@ import { SqliteKeyRing } from './key-ring.ts';
 import { SqliteSessions } from './sessions.ts';
 import { SqliteSettings } from './settings.ts';
 import { SqliteUploads } from './uploads.ts';
+import { SqliteMailTokens, SqliteWebSessions } from './web-sessions.ts';
 
 export { openDb, tx, type Db } from './db.ts';
 
@@ -21,5 +22,7 @@ export function sqliteRepositories(db: Db): Repositories {
     uploads: new SqliteUploads(db),
     jobs: new SqliteJobs(db),
     assets: new SqliteAssets(db),
+    webSessions: new SqliteWebSessions(db),
+    mailTokens: new SqliteMailTokens(db),
   };
 }

@@ -125,4 +125,30 @@ export const migrations: Migration[] = [
       CREATE UNIQUE INDEX jobs_one_active ON jobs(session_id) WHERE state IN ('queued', 'processing');
     `,
   },
+  {
+    version: 5,
+    // The web pages: a password for people (argon2id, PHC string), signed-in sessions and the
+    // single-use links sent by mail. Tokens are kept as HMACs only.
+    sql: `
+      ALTER TABLE accounts ADD COLUMN password_hash TEXT;
+      CREATE TABLE web_sessions (
+        digest BLOB PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at INTEGER NOT NULL,
+        seen_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX web_sessions_account ON web_sessions(account_id);
+      CREATE INDEX web_sessions_expiry ON web_sessions(expires_at);
+      CREATE TABLE mail_tokens (
+        digest BLOB PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        purpose TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      CREATE INDEX mail_tokens_expiry ON mail_tokens(expires_at);
+    `,
+  },
 ];

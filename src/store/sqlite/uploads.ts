@@ -76,6 +76,10 @@ export class SqliteUploads implements UploadRepository {
     else this.db.prepare('UPDATE uploads SET state = ? WHERE id = ?').run(state, id);
   }
 
+  complete(id: string, size: number, at: number): void {
+    this.db.prepare("UPDATE uploads SET size = ?, state = 'completed', completed_at = ? WHERE id = ?").run(size, at, id);
+  }
+
   byViaState(via: UploadVia, state: UploadState): UploadRow[] {
     return (this.db.prepare('SELECT * FROM uploads WHERE via = ? AND state = ?').all(via, state) as unknown as Row[]).map(toUpload);
   }

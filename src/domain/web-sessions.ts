@@ -1,0 +1,89 @@
+// Signed-in web sessions. The browser holds a random token in an HttpOnly cookie; the database
+// holds only its HMAC, so a copy of the database signs no one in. A session ends after
+// inactivity or at an absolute limit, whichever comes first, and at sign-out.
+// Every form carries a CSRF token derived from the cookie's token (an HMAC under another key):
+// it cannot be made without the cookie, and one session's token is worthless in another's.
+// Visitors who are not signed in get a token too (for the sign-in and sign-up forms); it is
+// just as random but maps to no row.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Account, AccountRepository, WebSessionRepository } from '../store/repositories.ts';
+
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface WebSessionLimits {
+  sessionIdleMs: number;
+  sessionMaxMs: number;
+}
+
+export class WebSessions {
+  readonly #rows: WebSessionRepository;
+  readonly #accounts: AccountRepository;
+  readonly #digestKey: Buffer;
+  readonly #csrfKey: Buffer;
+  readonly #limits: WebSessionLimits;
+
+  constructor(opts: { rows: WebSessionRepository; accounts: AccountRepository; digestKey: Buffer; csrfKey: Buffer; limits: WebSessionLimits }) {
+    this.#rows = opts.rows;
+    this.#accounts = opts.accounts;
+    this.#digestKey = opts.digestKey;
+    this.#csrfKey = opts.csrfKey;
+    this.#limits = opts.limits;
+  }
+
+  /** A token for a visitor who is not signed in. */
+  anonymous(): string {
+    return randomBytes(32).toString('base64url');
+  }
+
+  /** Signs the account in under a new token (never the one the browser had: no fixation). */
+  open(account: Account, now = Date.now()): string {
+    const token = randomBytes(32).toString('base64url');
+    this.#rows.insert({ digest: this.#digest(token), accountId: account.id, createdAt: now, seenAt: now, expiresAt: this.#expiry(now, now) });
+    return token;
+  }
+
+  /** The signed-in account of a token, moving the inactivity limit on; undefined when none. */
+  resolve(token: string | undefined, now = Date.now()): Account | undefined {
+    if (!token || !TOKEN.test(token)) return undefined;
+    const digest = this.#digest(token);
+    const row = this.#rows.byDigest(digest);
+    if (!row) return undefined;
+    const account = this.#accounts.byId(row.accountId);
+    if (row.expiresAt <= now || !account || account.deactivatedAt !== null) {
+      this.#rows.delete(digest);
+      return undefined;
+    }
+    this.#rows.touch(digest, now, this.#expiry(row.createdAt, now));
+    return account;
+  }
+
+  close(token: string | undefined): void {
+    if (token && TOKEN.test(token)) this.#rows.delete(this.#digest(token));
+  }
+
+  /** Ends every web session of the account (its password changed, it was deactivated). */
+  closeAll(accountId: string): number {
+    return this.#rows.deleteForAccount(accountId);
+  }
+
+  csrf(token: string): string {
+    return createHmac('sha256', this.#csrfKey).update(token).digest('base64url');
+  }
+
+  csrfValid(token: string | undefined, presented: unknown): boolean {
+    if (!token || !TOKEN.test(token) || typeof presented !== 'string' || presented.length !== 43) return false;
+    return timingSafeEqual(Buffer.from(this.csrf(token)), Buffer.from(presented));
+  }
+
+  sweep(now = Date.now()): number {
+    return this.#rows.deleteExpired(now);
+  }
+
+  #expiry(createdAt: number, now: number): number {
+    return Math.min(now + this.#limits.sessionIdleMs, createdAt + this.#limits.sessionMaxMs);
+  }
+
+  #digest(token: string): Buffer {
+    return createHmac('sha256', this.#digestKey).update(token).digest();
+  }
+}

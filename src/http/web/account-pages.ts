@@ -1,0 +1,184 @@
+// The pages about the person: home, sign-in (password or API key), sign-up, the address
+// verification link, the account with its keys, sign-out.
+import { Router } from '@koa/router';
+import type { ApiKeys } from '../../domain/api-keys.ts';
+import { AppError } from '../../domain/errors.ts';
+import { refusalError } from '../../domain/web-brakes.ts';
+import type { SelfService, MailLinks } from '../../domain/self-service.ts';
+import type { WebSessions } from '../../domain/web-sessions.ts';
+import { PASSWORD_MIN } from '../../domain/passwords.ts';
+import type { Account } from '../../store/repositories.ts';
+import { urlFor, type AppState, type Ctx } from '../context.ts';
+import { identify } from '../middleware/auth.ts';
+import { readForm, type Fields } from './form.ts';
+import { render, statusOf } from './respond.ts';
+import { switchVisitor } from './visitor.ts';
+import { accountView } from './views/account.ts';
+import { homeView } from './views/home.ts';
+import { signInView } from './views/sign-in.ts';
+import { signUpSentView, signUpView } from './views/sign-up.ts';
+import { verifyView } from './views/verify.ts';
+
+export interface AccountPageDeps {
+  apiKeys: ApiKeys;
+  webSessions: WebSessions;
+  selfService: SelfService;
+  limits: { fileMaxBytes: number; sessionMaxFiles: number; expiryDefault: string; expiryMax: string };
+}
+
+const one = (f: Fields, name: string) => f[name]?.[0] ?? '';
+
+/** Mail links on the network the request came in on: a sign-up over the onion gets an onion link. */
+const linksFor = (ctx: Ctx): MailLinks => ({ verify: (token) => urlFor(ctx, `/verify?token=${token}`), signIn: urlFor(ctx, '/sign-in') });
+
+/** The signed-in account, or a 303 to the sign-in page. */
+export function person(ctx: Ctx): Account | undefined {
+  const account = ctx.state.web?.account;
+  if (!account) {
+    ctx.status = 303;
+    ctx.redirect('/sign-in');
+  }
+  return account;
+}
+
+/** Forms answer the same page with the error in it, and the values typed so far kept. */
+function refused(ctx: Ctx, err: unknown): AppError {
+  if (!(err instanceof AppError)) throw err;
+  ctx.status = statusOf(ctx, err);
+  return err;
+}
+
+export function accountPages(d: AccountPageDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const csrf = (ctx: Ctx) => (presented: unknown) => d.webSessions.csrfValid(ctx.state.web?.token, presented);
+
+  router.get('/', (ctx) => {
+    render(ctx, { title: 'Private media tools' }, homeView({ signedIn: !!ctx.state.web!.account, signUpOpen: d.selfService.signUpOpen, limits: d.limits }));
+  });
+
+  router.get('/sign-in', (ctx) => {
+    if (ctx.state.web!.account) return ctx.redirect('/account');
+    render(ctx, { title: 'Sign in' }, signInView({ csrf: ctx.state.web!.csrf }));
+  });
+
+  router.post('/sign-in', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    let account: Account;
+    try {
+      if (one(f, 'method') === 'key') {
+        const found = identify(d.apiKeys, ctx.state.limits, one(f, 'api_key').trim() || undefined, 'X-Api-Key');
+        if ('braked' in found) throw refusalError(found.braked);
+        account = found.account;
+      } else {
+        account = await d.selfService.signIn({ email: one(f, 'email'), password: one(f, 'password') });
+      }
+    } catch (err) {
+      const e = refused(ctx, err);
+      return render(ctx, { title: 'Sign in', notice: { kind: 'error', message: e.message, code: e.code } }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
+    }
+    switchVisitor(ctx, d.webSessions, account);
+    ctx.status = 303;
+    ctx.redirect('/account');
+  });
+
+  router.post('/sign-out', async (ctx) => {
+    await readForm(ctx, csrf(ctx));
+    switchVisitor(ctx, d.webSessions, undefined);
+    ctx.status = 303;
+    ctx.redirect('/');
+  });
+
+  router.get('/sign-up', (ctx) => {
+    render(ctx, { title: 'Sign up' }, signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, minPassword: PASSWORD_MIN }), d.selfService.signUpOpen ? 200 : 403);
+  });
+
+  router.post('/sign-up', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    try {
+      const { email } = await d.selfService.signUp({ email: one(f, 'email'), password: one(f, 'password'), passwordAgain: one(f, 'password_again') }, linksFor(ctx));
+      render(ctx, { title: 'Check your mail' }, signUpSentView({ email }));
+    } catch (err) {
+      const e = refused(ctx, err);
+      const view = signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, email: one(f, 'email'), minPassword: PASSWORD_MIN });
+      render(ctx, { title: 'Sign up', notice: { kind: 'error', message: e.message, code: e.code } }, view, ctx.status);
+    }
+  });
+
+  // The link in the mail only shows a button: a mail scanner fetching links spends nothing.
+  router.get('/verify', (ctx) => {
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    const usable = d.selfService.linkUsable(token);
+    render(ctx, { title: 'Verify your address' }, verifyView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
+  });
+
+  router.post('/verify', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    try {
+      const account = d.selfService.verify(one(f, 'token'));
+      const web = ctx.state.web!;
+      if (web.account?.id === account.id) web.account = account;
+      render(ctx, { title: 'Address verified', notice: { kind: 'ok', message: 'Your address is verified: your API keys work now.' } }, verifyView({ csrf: web.csrf, token: '', state: 'done' }));
+    } catch (err) {
+      const e = refused(ctx, err);
+      render(ctx, { title: 'Verify your address', notice: { kind: 'error', message: e.message, code: e.code } }, verifyView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+    }
+  });
+
+  const accountPage = (ctx: Ctx, account: Account, extra: { newKey?: string; notice?: { kind: 'ok' | 'error'; message: string; code?: string } } = {}, status = 200) => {
+    render(
+      ctx,
+      { title: 'Your account', notice: extra.notice },
+      accountView({
+        csrf: ctx.state.web!.csrf,
+        email: account.email,
+        verified: account.verifiedAt !== null,
+        keys: d.apiKeys.list(account.email),
+        newKey: extra.newKey,
+        resendable: account.verifiedAt === null && d.selfService.signUpOpen,
+      }),
+      status,
+    );
+  };
+
+  router.get('/account', (ctx) => {
+    const account = person(ctx);
+    if (account) accountPage(ctx, account);
+  });
+
+  router.post('/account/keys', async (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    await readForm(ctx, csrf(ctx));
+    if (account.verifiedAt === null) {
+      const e = new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.');
+      return accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, statusOf(ctx, e));
+    }
+    const { key } = d.apiKeys.issue(account.email);
+    accountPage(ctx, account, { newKey: key, notice: { kind: 'ok', message: 'A new key was made. Copy it now: it is shown this once.' } }, 201);
+  });
+
+  router.post('/account/keys/revoke', async (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    const f = await readForm(ctx, csrf(ctx));
+    const id = one(f, 'key_id');
+    if (!d.apiKeys.list(account.email).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
+    d.apiKeys.revoke(id);
+    accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere.' } });
+  });
+
+  router.post('/account/verify-mail', async (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    await readForm(ctx, csrf(ctx));
+    try {
+      await d.selfService.resendVerification(account, linksFor(ctx));
+      accountPage(ctx, account, { notice: { kind: 'ok', message: 'A new link is on its way to your address.' } });
+    } catch (err) {
+      const e = refused(ctx, err);
+      accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, ctx.status);
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,82 @@
+// A job's page: while it runs, its progress, and the page reloads itself (a meta refresh: no
+// script); once it ends, its results: downloads for hide, reveal and convert, the report for
+// analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
+// in a page's URL is the job's own.
+import { Router } from '@koa/router';
+import { AppError } from '../../domain/errors.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import type { FileFailure } from '../../domain/runners/convert.ts';
+import type { JobRow } from '../../store/repositories.ts';
+import { analyseItems } from '../api/analyse.ts';
+import type { AppState, Ctx } from '../context.ts';
+import { sendFile } from '../download.ts';
+import { person } from './account-pages.ts';
+import { render } from './respond.ts';
+import { jobView, stegoResultView, convertResultView, type JobInfo, type ResultFile } from './views/job.ts';
+import { analyseReportView } from './views/report.ts';
+
+/** Seconds between reloads of a running job's page: each is a round trip over Tor or I2P. */
+export const REFRESH_S = 3;
+const TERMINAL = new Set(['completed', 'partial', 'failed']);
+const TITLE = { hide: 'Hide', reveal: 'Reveal', analyse: 'Analysis', convert: 'Conversion' } as const;
+
+function info(job: JobRow): JobInfo {
+  return {
+    id: job.id,
+    product: job.product,
+    state: job.state,
+    progress: job.progress,
+    message: job.progressMessage,
+    createdAt: job.createdAt,
+    finishedAt: job.finishedAt,
+    expiresAt: job.expiresAt,
+  };
+}
+
+export function jobPages(d: { jobs: Jobs }): Router<AppState> {
+  const router = new Router<AppState>();
+
+  router.get('/job/:id', (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    const job = d.jobs.owned(account, ctx.params.id);
+    const title = `${TITLE[job.product]} ${TERMINAL.has(job.state) ? job.state : 'under way'}`;
+    if (!TERMINAL.has(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S }));
+    const { report, assets } = d.jobs.results(job);
+    const files: ResultFile[] = assets.map((a, n) => ({
+      n,
+      name: a.name,
+      outputName: a.outputName,
+      mimeType: a.mimeType,
+      size: a.size,
+      width: a.extra?.width as number | undefined,
+      height: a.extra?.height as number | undefined,
+      notes: (a.extra?.notes as string[] | undefined) ?? [],
+    }));
+    if (job.product === 'analyse') {
+      const place = new Map(assets.map((a, n) => [a.id, n]));
+      const items = analyseItems(ctx, d.jobs, job);
+      return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}` }));
+    }
+    if (job.product === 'convert') {
+      const failed = ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message }));
+      return render(ctx, { title }, convertResultView({ job: info(job), files, failed }));
+    }
+    render(ctx, { title }, stegoResultView({ job: info(job), files }));
+  });
+
+  // Downloads (and the report's pictures): always attachments, under a safe name.
+  router.get('/job/:id/file/:n', (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    const job = d.jobs.owned(account, ctx.params.id);
+    const n = /^\d{1,4}$/.test(ctx.params.n) ? Number(ctx.params.n) : -1;
+    const listed = d.jobs.results(job).assets[n];
+    if (!listed) throw new AppError('not_found', 'asset_not_found', 'No such file.');
+    const { asset, read } = d.jobs.asset(account, listed.id, job.product);
+    const name = job.product === 'analyse' ? `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` : (asset.outputName ?? asset.name);
+    sendFile(ctx as Ctx, { size: asset.size, mimeType: asset.mimeType, name }, read);
+  });
+
+  return router;
+}

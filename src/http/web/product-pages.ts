@@ -1,0 +1,142 @@
+// One page per product: a multipart form with the file(s) and every option the API takes. The
+// form goes through the API's own code: a session, an upload per file, the start body checked
+// by the same schema, the job engine; a refusal shows the API's message on the page, with what
+// was typed kept (files and passphrases aside), and nothing of the refused attempt is kept.
+import { Router } from '@koa/router';
+import { AppError } from '../../domain/errors.ts';
+import type { Jobs } from '../../domain/jobs.ts';
+import { deleteSession } from '../../domain/session-deletion.ts';
+import type { Sessions } from '../../domain/sessions.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import { refusalError } from '../../domain/web-brakes.ts';
+import type { WebSessions } from '../../domain/web-sessions.ts';
+import type { Account, Product } from '../../store/repositories.ts';
+import type { AppState, Ctx } from '../context.ts';
+import { jobStartBodies } from '../schemas/jobs.ts';
+import { validate } from '../schemas/validate.ts';
+import { readMultipart, type Fields } from './form.ts';
+import { person } from './account-pages.ts';
+import { render, statusOf } from './respond.ts';
+import { productFormView, type FormLimits } from './views/forms.ts';
+
+export interface ProductPageDeps {
+  sessions: Sessions;
+  uploads: Uploads;
+  jobs: Jobs;
+  webSessions: WebSessions;
+  formLimits: FormLimits;
+}
+
+const PRODUCTS: readonly Product[] = ['hide', 'reveal', 'analyse', 'convert'];
+const TITLE: Record<Product, string> = { hide: 'Hide files in a picture or video', reveal: 'Reveal hidden files', analyse: 'Analyse pictures and videos', convert: 'Convert pictures and videos' };
+/** Which file input goes to which step of the session. */
+const STEP_OF: Record<Product, Record<string, number>> = { hide: { secret: 1, cover: 2 }, reveal: { file: 1 }, analyse: { files: 1 }, convert: { files: 1 } };
+/** Checkboxes: the form always has them, so one left empty (sent as nothing) is false. */
+const FLAGS: Record<Product, readonly string[]> = { hide: [], reveal: [], analyse: ['face_detection', 'text_detection', 'tips'], convert: ['upscale', 'lossless'] };
+const NUMBERS = new Set(['quality', 'width', 'height', 'face_sensitivity']);
+const KEPT_OUT = new Set(['csrf', 'password']);
+
+/** The API's start body from the form's fields: an empty select or number is "not set". */
+export function startBody(product: Product, f: Fields): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [k, values] of Object.entries(f)) {
+    if (k === 'csrf' || FLAGS[product].includes(k)) continue;
+    if (k === 'redact') {
+      body.redact = values;
+      continue;
+    }
+    const v = values[values.length - 1];
+    if (v === '') continue;
+    body[k] = NUMBERS.has(k) && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+  }
+  // the style select always sends its default; alone it would be refused as a style of nothing
+  if (body.redact === undefined && body.redact_style === 'blur') delete body.redact_style;
+  for (const flag of FLAGS[product]) {
+    const v = f[flag]?.at(-1);
+    body[flag] = v === undefined ? false : v === 'true' ? true : v; // anything else is the schema's to refuse
+  }
+  return body;
+}
+
+export function productPages(d: ProductPageDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  const bodies = jobStartBodies(d.jobs.limits.expiryMaxMs);
+  const cap = Math.min(d.uploads.limits.directUploadMax, d.uploads.limits.fileMax);
+
+  const form = (ctx: Ctx, product: Product, values: Fields | Record<string, string | string[]>, notice?: { kind: 'error' | 'ok'; message: string; code?: string }, status = 200) =>
+    render(ctx, { title: TITLE[product], notice }, productFormView(product, { csrf: ctx.state.web!.csrf, values, limits: d.formLimits }), status);
+
+  for (const product of PRODUCTS) {
+    router.get(`/${product}`, (ctx) => {
+      const account = person(ctx);
+      if (!account) return;
+      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: 'Verify your e-mail address first (see your account page): until then nothing can be started.', code: 'account_not_verified' } : undefined;
+      form(ctx, product, {}, notice);
+    });
+
+    router.post(`/${product}`, async (ctx) => {
+      const account = person(ctx);
+      if (!account) return;
+      const fields: Fields = {};
+      let sessionId: string | undefined;
+      try {
+        if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first (see your account page): until then nothing can be started.');
+        const job = await underLimits(ctx, account, async () => {
+          const session = d.sessions.create(account, product);
+          sessionId = session.id;
+          const steps = STEP_OF[product];
+          await readMultipart(
+            ctx,
+            (presented) => d.webSessions.csrfValid(ctx.state.web?.token, presented),
+            { files: d.uploads.limits.sessionMaxFiles + 1, bodyMax: cap * (d.uploads.limits.sessionMaxFiles + 1) + 1024 * 1024 },
+            async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
+              const step = steps[field];
+              if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
+              await d.uploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+            },
+            fields,
+          );
+          const body = { ...startBody(product, fields), upload_uid: session.id };
+          const schema = product === 'hide' ? bodies.hide : product === 'reveal' ? bodies.reveal : product === 'analyse' ? bodies.analyse : bodies.convert;
+          return d.jobs.create(account, product, validate(schema, body));
+        });
+        ctx.status = 303;
+        ctx.redirect(`/job/${job.id}`);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        // nothing of a refused attempt stays: its files are destroyed with its session
+        if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);
+        const kept = Object.fromEntries(Object.entries(fields).filter(([k]) => !KEPT_OUT.has(k)));
+        form(ctx, product, kept, { kind: 'error', message: err.message, code: err.code }, statusOf(ctx, err));
+      }
+    });
+  }
+  return router;
+}
+
+/**
+ * A form is an upload and a job start: it counts against the account's uploads at once, bytes
+ * an hour and job starts an hour, as the API's requests do (a refused start gives its place back).
+ */
+async function underLimits<T>(ctx: Ctx, account: Account, work: () => Promise<T>): Promise<T> {
+  const limits = ctx.state.limits;
+  if (!limits) return work();
+  const declared = Number(ctx.get('content-length') || 0) || 0;
+  const uploadRefusal = limits.startUpload(account.id, declared);
+  if (uploadRefusal) throw refusalError(uploadRefusal);
+  const mark = ctx.req.socket.bytesRead;
+  let started = false;
+  try {
+    const jobRefusal = limits.startJob(account.id);
+    if (jobRefusal) throw refusalError(jobRefusal);
+    try {
+      const out = await work();
+      started = true;
+      return out;
+    } finally {
+      if (!started) limits.refundJob(account.id);
+    }
+  } finally {
+    limits.endUpload(account.id, declared, Math.min(declared, ctx.req.socket.bytesRead - mark));
+  }
+}

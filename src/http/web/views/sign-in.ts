@@ -1,0 +1,37 @@
+import { html, type Html } from '../html.ts';
+import { csrfField } from './parts.ts';
+
+export function signInView(v: { csrf: string; email?: string }): Html {
+  return html`<h1>Sign in</h1>
+<section aria-labelledby="with-password">
+<h2 id="with-password">With your e-mail address and password</h2>
+<form method="post" action="/sign-in" class="stack">
+${csrfField(v.csrf)}
+<input type="hidden" name="method" value="password">
+<div class="field">
+<label for="email">E-mail address</label>
+<input type="email" id="email" name="email" autocomplete="username" required value="${v.email ?? ''}">
+</div>
+<div class="field">
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+</div>
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>
+</section>
+<section aria-labelledby="with-key">
+<h2 id="with-key">With an API key</h2>
+<form method="post" action="/sign-in" class="stack">
+${csrfField(v.csrf)}
+<input type="hidden" name="method" value="key">
+<div class="field">
+<label for="api-key">API key</label>
+<input type="password" id="api-key" name="api_key" autocomplete="off" required spellcheck="false" aria-describedby="api-key-hint">
+<p class="hint" id="api-key-hint">A key works only once the account's e-mail address is verified.</p>
+</div>
+<div class="actions"><button type="submit">Sign in with key</button></div>
+</form>
+</section>
+<p>No account yet? <a href="/sign-up">Sign up</a>.</p>
+`;
+}

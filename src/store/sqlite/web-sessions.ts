@@ -1,0 +1,89 @@
+import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../repositories.ts';
+import type { Db } from './db.ts';
+
+interface SessionRow {
+  digest: Uint8Array;
+  account_id: string;
+  created_at: number;
+  seen_at: number;
+  expires_at: number;
+}
+
+const toSession = (r: SessionRow): WebSessionRow => ({
+  digest: Buffer.from(r.digest),
+  accountId: r.account_id,
+  createdAt: r.created_at,
+  seenAt: r.seen_at,
+  expiresAt: r.expires_at,
+});
+
+export class SqliteWebSessions implements WebSessionRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(r: WebSessionRow): void {
+    this.db
+      .prepare('INSERT INTO web_sessions (digest, account_id, created_at, seen_at, expires_at) VALUES (?, ?, ?, ?, ?)')
+      .run(r.digest, r.accountId, r.createdAt, r.seenAt, r.expiresAt);
+  }
+
+  byDigest(digest: Buffer): WebSessionRow | undefined {
+    const r = this.db.prepare('SELECT * FROM web_sessions WHERE digest = ?').get(digest) as SessionRow | undefined;
+    return r && toSession(r);
+  }
+
+  touch(digest: Buffer, seenAt: number, expiresAt: number): void {
+    this.db.prepare('UPDATE web_sessions SET seen_at = ?, expires_at = ? WHERE digest = ?').run(seenAt, expiresAt, digest);
+  }
+
+  delete(digest: Buffer): void {
+    this.db.prepare('DELETE FROM web_sessions WHERE digest = ?').run(digest);
+  }
+
+  deleteForAccount(accountId: string): number {
+    return Number(this.db.prepare('DELETE FROM web_sessions WHERE account_id = ?').run(accountId).changes);
+  }
+
+  deleteExpired(at: number): number {
+    return Number(this.db.prepare('DELETE FROM web_sessions WHERE expires_at <= ?').run(at).changes);
+  }
+}
+
+interface TokenRow {
+  digest: Uint8Array;
+  account_id: string;
+  purpose: 'verify';
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export class SqliteMailTokens implements MailTokenRepository {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  insert(r: MailTokenRow): void {
+    this.db
+      .prepare('INSERT INTO mail_tokens (digest, account_id, purpose, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(r.digest, r.accountId, r.purpose, r.createdAt, r.expiresAt, r.usedAt);
+  }
+
+  byDigest(digest: Buffer): MailTokenRow | undefined {
+    const r = this.db.prepare('SELECT * FROM mail_tokens WHERE digest = ?').get(digest) as TokenRow | undefined;
+    return (
+      r && { digest: Buffer.from(r.digest), accountId: r.account_id, purpose: r.purpose, createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at }
+    );
+  }
+
+  use(digest: Buffer, at: number): boolean {
+    return Number(this.db.prepare('UPDATE mail_tokens SET used_at = ? WHERE digest = ? AND used_at IS NULL').run(at, digest).changes) === 1;
+  }
+
+  deleteExpired(at: number): number {
+    return Number(this.db.prepare('DELETE FROM mail_tokens WHERE expires_at <= ?').run(at).changes);
+  }
+}

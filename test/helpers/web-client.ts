@@ -1,0 +1,51 @@
+// A person's browser reduced to what the pages need: one cookie, the CSRF token of the last
+// page, forms sent url-encoded or multipart. For the checks a real browser cannot make
+// (forged posts, a stranger's token, the 11th wrong password).
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: string;
+}
+
+export class WebClient {
+  cookie = '';
+  csrf = '';
+  readonly base: string;
+
+  constructor(base: string) {
+    this.base = base;
+  }
+
+  async get(path: string): Promise<Answer> {
+    return this.#keep(await fetch(`${this.base}${path}`, { headers: this.#headers(), redirect: 'manual' }));
+  }
+
+  /** A url-encoded form; the page's CSRF token is added unless `fields` names one. */
+  async post(path: string, fields: Record<string, string>): Promise<Answer> {
+    const body = new URLSearchParams({ csrf: this.csrf, ...fields });
+    return this.#keep(await fetch(`${this.base}${path}`, { method: 'POST', headers: { ...this.#headers(), 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' }));
+  }
+
+  async postMultipart(path: string, form: FormData): Promise<Answer> {
+    return this.#keep(await fetch(`${this.base}${path}`, { method: 'POST', headers: this.#headers(), body: form, redirect: 'manual' }));
+  }
+
+  /** Signs in with e-mail and password; returns the answer to the form. */
+  async signIn(email: string, password: string): Promise<Answer> {
+    await this.get('/sign-in');
+    return this.post('/sign-in', { method: 'password', email, password });
+  }
+
+  #headers(): Record<string, string> {
+    return this.cookie ? { cookie: this.cookie } : {};
+  }
+
+  async #keep(res: Response): Promise<Answer> {
+    const set = res.headers.get('set-cookie');
+    if (set) this.cookie = set.split(';')[0];
+    const body = await res.text();
+    const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
+    if (token) this.csrf = token;
+    return { status: res.status, headers: res.headers, body };
+  }
+}

@@ -1,0 +1,204 @@
+// The web pages as a person uses them: Tor Browser at its Safest level (a real chromium with
+// JavaScript off), over the onion listener, from sign-up to every product. The onion name is
+// mapped to the listener by the browser's resolver; the service hands out URLs on that name.
+import test from 'ava';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startBrowser, PHONE_VIEWPORT } from './helpers/browser.ts';
+import { freePort } from './helpers/child.ts';
+import { startMailCatcher } from './helpers/mail-catcher.ts';
+import { payload, sha256 } from './helpers/payload.ts';
+import { startService, tempDir } from './helpers/service.ts';
+
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const SHOTS = path.resolve(import.meta.dirname, '../test-output/web-pages');
+const ONION = 'obscuratestpagesxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxad.onion';
+const DONE = 120_000;
+
+test('a person signs up, verifies, makes a key and uses every product through the pages, without JavaScript, over the onion', async (t) => {
+  t.timeout(300_000);
+  t.is(ONION.length, 62);
+  const mail = await startMailCatcher();
+  const port = await freePort();
+  const origin = `http://${ONION}:${port}`;
+  const svc = await startService({
+    OBSCURA_SMTP_URL: mail.url,
+    OBSCURA_ONION_LISTEN: `127.0.0.1:${port}`,
+    OBSCURA_ONION_ORIGIN: origin,
+    OBSCURA_DIRECT_UPLOAD_MAX: '8MiB',
+  });
+  const b = await startBrowser({ hostRules: `MAP ${ONION} 127.0.0.1`, shotsDir: SHOTS });
+  const { page } = b;
+  const work = tempDir();
+  t.teardown(async () => {
+    await b.close();
+    await svc.close();
+    await mail.close();
+  });
+  const text = async () => (await page.textContent('main')) ?? '';
+
+  // home, then sign-up
+  await page.goto(`${origin}/`);
+  t.regex(await text(), /what this service keeps/i);
+  await b.shot('home');
+  await page.click('a[href="/sign-up"]');
+  const email = `person-${Date.now()}@example.org`;
+  const password = 'correct horse battery staple';
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await page.fill('input[name=password_again]', password);
+  await b.shot('sign-up');
+  await page.click('button:has-text("Create account")');
+  t.regex(await text(), /check your mail/i);
+  await b.shot('sign-up-sent');
+
+  // the link in the mail is on the onion, single use
+  const letter = await mail.next(email);
+  const link = /(http:\/\/\S+\/verify\?token=[A-Za-z0-9_-]{43})/.exec(letter.text ?? '')?.[1];
+  t.truthy(link, letter.text);
+  t.true(link!.startsWith(`${origin}/verify?token=`));
+  await page.goto(link!);
+  await b.shot('verify');
+  await page.click('button:has-text("Verify my address")');
+  t.regex(await text(), /verified/i);
+  await b.shot('verified');
+  await page.goto(link!);
+  t.regex(await text(), /not valid/i, 'a used link does not work twice');
+
+  // sign in with the password; make a key, shown once; it works on the API
+  await page.goto(`${origin}/sign-in`);
+  await b.shot('sign-in');
+  await page.fill('form:has(input[name=password]) input[name=email]', email);
+  await page.fill('form:has(input[name=email]) input[name=password]', password);
+  await page.click('button:has-text("Sign in"):not(:has-text("key"))');
+  t.true(page.url().endsWith('/account'));
+  await page.click('button:has-text("Create a key")');
+  const key = ((await page.textContent('#new-key')) ?? '').trim();
+  t.regex(key, /^sw_[A-Za-z0-9_-]{43}$/);
+  await b.shot('account-new-key');
+  const me = await fetch(`${svc.url.onion}/api/account`, { headers: { 'X-Api-Key': key } });
+  t.is(me.status, 200);
+  t.like(await me.json(), { email, verified: true });
+  await page.goto(`${origin}/account`);
+  t.false((await page.content()).includes(key), 'the key is shown once');
+
+  // convert: a photo to WebP
+  await page.goto(`${origin}/convert`);
+  await page.setInputFiles('input[name=files]', path.join(FIXTURES, 'photo-mountain.jpg'));
+  await page.selectOption('select[name=image_format]', 'webp');
+  await b.shot('convert-form');
+  await page.click('button:has-text("Convert")');
+  const convertJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+  t.truthy(convertJob, `${page.url()} ${await text()}`);
+  await b.shot('job-running');
+  // the page reloads itself (meta refresh) until the job ends: nothing here reloads it
+  await page.waitForSelector(`a[href="/job/${convertJob}/file/0"]`, { timeout: DONE });
+  await b.shot('convert-result');
+  const webp = await download(page, `/job/${convertJob}/file/0`);
+  t.is(webp.subarray(0, 4).toString(), 'RIFF');
+  t.is(webp.subarray(8, 12).toString(), 'WEBP');
+
+  // hide a secret in the photo
+  const secret = path.join(FIXTURES, 'secret-small.png');
+  await page.goto(`${origin}/hide`);
+  await page.setInputFiles('input[name=secret]', secret);
+  await page.setInputFiles('input[name=cover]', path.join(FIXTURES, 'photo-mountain.jpg'));
+  await page.fill('input[name=password]', 'four random words here');
+  await b.shot('hide-form');
+  await page.click('button:has-text("Hide")');
+  const hideJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+  await page.waitForSelector(`a[href="/job/${hideJob}/file/0"]`, { timeout: DONE });
+  await b.shot('hide-result');
+  const stego = await download(page, `/job/${hideJob}/file/0`);
+  const stegoFile = path.join(work, 'stego.png');
+  writeFileSync(stegoFile, stego);
+  t.is(stego.subarray(1, 4).toString(), 'PNG');
+
+  // reveal with a wrong passphrase: the job's own message, on the page
+  await page.goto(`${origin}/reveal`);
+  await page.setInputFiles('input[name=file]', stegoFile);
+  await page.fill('input[name=password]', 'not the passphrase');
+  await page.click('button:has-text("Reveal")');
+  await page.waitForSelector('text=No hidden content could be recovered with this passphrase.', { timeout: DONE });
+  await b.shot('reveal-wrong-passphrase');
+
+  // and with the right one: the secret comes back bit for bit
+  await page.goto(`${origin}/reveal`);
+  await page.setInputFiles('input[name=file]', stegoFile);
+  await page.fill('input[name=password]', 'four random words here');
+  await b.shot('reveal-form');
+  await page.click('button:has-text("Reveal")');
+  const revealJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+  await page.waitForSelector(`a[href="/job/${revealJob}/file/0"]`, { timeout: DONE });
+  await b.shot('reveal-result');
+  t.is(sha256(await download(page, `/job/${revealJob}/file/0`)), sha256(readFileSync(secret)));
+
+  // analyse the C2PA-signed AI picture: a report with its grade, findings and pictures
+  await page.goto(`${origin}/analyse`);
+  await page.setInputFiles('input[name=files]', path.join(FIXTURES, 'c2pa-ai-generated.png'));
+  await b.shot('analyse-form');
+  await page.click('button:has-text("Analyse")');
+  const analyseJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+  await page.waitForSelector('.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F', { timeout: DONE });
+  await b.shot('analyse-report');
+  const report = await text();
+  t.regex(report, /c2pa/i);
+  t.regex(report, /generat/i, 'the AI declaration is named');
+  const images = await page.$$eval('main img', (els) => els.map((e) => e.getAttribute('src')));
+  t.true(images.length >= 1, 'the report shows its pictures inline');
+  // fetched with the browser's cookie, at the listener the onion name maps to
+  const cookie = (await b.context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join('; ');
+  for (const src of images) {
+    t.regex(src!, new RegExp(`^/job/${analyseJob}/file/\\d+$`));
+    const r = await fetch(`${svc.url.onion}${src}`, { headers: { cookie } });
+    t.is(r.status, 200);
+    t.regex(r.headers.get('content-type')!, /^image\/(png|jpeg)/);
+    t.regex(r.headers.get('content-disposition')!, /^attachment; filename="[a-z_]+\.(png|jpg)"/);
+  }
+
+  // an oversize file: the API's message, on the form, with the options kept
+  const big = path.join(work, 'big.png');
+  writeFileSync(big, payload(9 * 1024 * 1024));
+  await page.goto(`${origin}/convert`);
+  await page.setInputFiles('input[name=files]', big);
+  await page.selectOption('select[name=image_format]', 'avif');
+  await page.fill('input[name=quality]', '55');
+  const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Convert")')]);
+  t.is(res.status(), 413);
+  t.regex(await text(), /over the limit of 8388608 bytes/);
+  t.is(await page.inputValue('select[name=image_format]'), 'avif');
+  t.is(await page.inputValue('input[name=quality]'), '55');
+  await b.shot('convert-too-large');
+
+  // the pages at a phone's width: nothing wider than the screen
+  await page.setViewportSize(PHONE_VIEWPORT);
+  for (const p of ['/', '/hide', '/convert', `/job/${analyseJob}`, '/account']) {
+    await page.goto(`${origin}${p}`);
+    const width = await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth as number);
+    t.true(width <= PHONE_VIEWPORT.width, `${p} is ${width} px wide on a phone`);
+  }
+  await b.shot('phone-job-report');
+
+  // sign out ends the session: the account page asks to sign in again
+  await page.click('button:has-text("Sign out")');
+  await page.goto(`${origin}/account`);
+  t.true(page.url().endsWith('/sign-in'));
+
+  // every page the browser loaded: no script, no handler, nothing from elsewhere, the CSP
+  t.true(b.documents.length > 20);
+  for (const d of b.documents.filter((d) => d.headers['content-type']?.startsWith('text/html'))) {
+    t.notRegex(d.body, /<script/i, d.url);
+    t.notRegex(d.body, /\son[a-z]+\s*=/i, d.url);
+    for (const m of d.body.matchAll(/(?:href|src|action)\s*=\s*"([^"]*)"/gi)) t.regex(m[1], /^(\/|#)/, `${d.url}: ${m[1]}`);
+    t.is(d.headers['content-security-policy'], "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'", d.url);
+    t.is(d.headers['referrer-policy'], 'no-referrer');
+    t.is(d.headers['cache-control'], 'no-store');
+  }
+  t.log(`${b.documents.length} documents checked; screenshots in ${SHOTS}`);
+});
+
+async function download(page: import('playwright-core').Page, href: string): Promise<Buffer> {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`a[href="${href}"]`)]);
+  const file = await dl.path();
+  return readFileSync(file);
+}
