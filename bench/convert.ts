@@ -30,7 +30,7 @@ async function roundTrip(svc: Svc, key: string, input: Buffer, body: Record<stri
 export async function run(): Promise<void> {
   const svc = await startService({ OBSCURA_LOG_LEVEL: 'warn', OBSCURA_MAX_PIXELS: '60000000' });
   try {
-    const { key } = svc.account();
+    const { key } = await svc.account();
     const cores = os.availableParallelism();
     const twelve = await sharp(PHOTO).resize(4000, 3000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
     const large = await sharp(PHOTO).resize(7360, 4912, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();

@@ -2,6 +2,7 @@
 // baseline measured in the same run.
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   store: () => import('./store.ts'),
+  'scale-store': () => import('./scale-store.ts'),
   upload: () => import('./upload.ts'),
   convert: () => import('./convert.ts'),
   hide: () => import('./hide.ts'),

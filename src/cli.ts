@@ -38,7 +38,7 @@ async function run(argv: string[]): Promise<number> {
     switch (`${group} ${action}`) {
       case 'account create': {
         need(1);
-        const a = s.accounts.create(args[0], { verified: flags.has('--verified') });
+        const a = await s.accounts.create(args[0], { verified: flags.has('--verified') });
         out(`created account ${a.email} (${a.verifiedAt ? 'verified' : 'not verified'})`);
         break;
       }
@@ -46,34 +46,34 @@ async function run(argv: string[]): Promise<number> {
       case 'account deactivate':
       case 'account reactivate': {
         need(1);
-        const a = s.accounts[action as 'verify' | 'deactivate' | 'reactivate'](args[0]);
-        if (action === 'deactivate') s.webSessions.closeAll(a.id);
+        const a = await s.accounts[action as 'verify' | 'deactivate' | 'reactivate'](args[0]);
+        if (action === 'deactivate') await s.webSessions.closeAll(a.id);
         out(`${a.email}: ${a.verifiedAt ? 'verified' : 'not verified'}, ${a.deactivatedAt ? 'inactive' : 'active'}`);
         break;
       }
       case 'account password': {
         need(1);
-        const a = s.accounts.get(args[0]);
+        const a = await s.accounts.get(args[0]);
         const line = (await readStdin()).replace(/\r?\n$/, '');
         await s.selfService.setPassword(a, line);
-        const ended = s.webSessions.closeAll(a.id);
+        const ended = await s.webSessions.closeAll(a.id);
         out(`${a.email}: password set${ended ? `; ${ended} web session${ended === 1 ? '' : 's'} ended` : ''}`);
         break;
       }
       case 'account show': {
         need(1);
-        const a = s.accounts.get(args[0]);
+        const a = await s.accounts.get(args[0]);
         out(`${a.email}: ${a.verifiedAt ? 'verified' : 'not verified'}, ${a.deactivatedAt ? 'inactive' : 'active'}, created ${iso(a.createdAt)}`);
         break;
       }
       case 'key create': {
         need(1);
-        out(s.apiKeys.issue(args[0]).key);
+        out((await s.apiKeys.issue(args[0])).key);
         break;
       }
       case 'key list': {
         need(1);
-        for (const k of s.apiKeys.list(args[0])) {
+        for (const k of await s.apiKeys.list(args[0])) {
           const state = k.revokedAt ? `revoked ${iso(k.revokedAt)}` : k.expiresAt && k.expiresAt <= Date.now() ? 'expired' : 'active';
           out(`${k.id}\t${k.shown}\tcreated ${iso(k.createdAt)}\t${state}`);
         }
@@ -81,19 +81,19 @@ async function run(argv: string[]): Promise<number> {
       }
       case 'key revoke': {
         need(1);
-        s.apiKeys.revoke(args[0]);
+        await s.apiKeys.revoke(args[0]);
         out(`revoked ${args[0]}`);
         break;
       }
       case 'maintenance on':
       case 'maintenance off':
         need(0);
-        s.maintenance.set(action === 'on');
+        await s.maintenance.set(action === 'on');
         out(`maintenance ${action}`);
         break;
       case 'maintenance status':
         need(0);
-        out(`maintenance ${s.maintenance.isOn() ? 'on' : 'off'}`);
+        out(`maintenance ${await s.maintenance.isOn() ? 'on' : 'off'}`);
         break;
       default:
         throw new UsageError();

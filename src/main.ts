@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     log.warn({ scratch: config.scratchDir }, 'scratch folder is not on a memory-backed filesystem; media tools will write plaintext to disk');
   }
   await services.scratch.sweep();
-  services.jobs.start();
+  await services.jobs.start();
   services.pool.warm(); // the first job should not wait for a worker to load its media engines
 
   const listeners: Listener[] = [];
@@ -70,8 +70,8 @@ async function main(): Promise<void> {
   const janitor = setInterval(() => {
     services.uploads.expire().catch((err) => log.error({ err }, 'upload expiry sweep failed'));
     services.jobs.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
-    services.webSessions.sweep();
-    services.selfService.sweep();
+    services.webSessions.sweep().catch((err) => log.error({ err }, 'web session sweep failed'));
+    services.selfService.sweep().catch((err) => log.error({ err }, 'mail link sweep failed'));
   }, 60_000);
   janitor.unref();
 

@@ -23,7 +23,7 @@ import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './store/blobs/blob-store.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey, MasterKeyError } from './store/master-key.ts';
-import type { Repositories } from './store/repositories.ts';
+import type { Repositories } from './domain/ports.ts';
 import { Scratch } from './store/scratch.ts';
 import { Sealer } from './store/sealer.ts';
 import { openDb, sqliteRepositories, type Db } from './store/sqlite/index.ts';

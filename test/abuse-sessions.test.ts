@@ -55,7 +55,7 @@ const cover = () => sharp(PHOTO).resize(480, 360).png().toBuffer();
 test('one job per session: 10 parallel hide starts and 20 parallel convert starts make exactly one job each; the others get 409 naming it', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
 
   const hide = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
   t.is((await direct(svc, key, hide, 1, payload(2000))).status, 201);
@@ -90,7 +90,7 @@ test("a job's files are frozen from its start: no upload, TUS creation or deleti
   const dataDir = tempDir();
   let svc = await startService({ OBSCURA_DATA_DIR: dataDir });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   await svc.services.jobs.stop(); // nothing runs: every job started now waits in the queue
 
   const secret = payload(3000);
@@ -140,7 +140,7 @@ test('a convert session is frozen too: a ZIP added after the start is refused (4
   const dataDir = tempDir();
   let svc = await startService({ OBSCURA_DATA_DIR: dataDir });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   await svc.services.jobs.stop();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   t.is((await direct(svc, key, uid, 1, await sharp(PHOTO).resize(300).jpeg().toBuffer(), 'a.jpg')).status, 201);
@@ -161,7 +161,7 @@ test('a convert session is frozen too: a ZIP added after the start is refused (4
 test('TUS DELETE reaches TUS uploads only: a direct upload and a v1 media-url of the same account answer 404 and stay', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
   const up = await direct(svc, key, uid, 1, payload(500), 'direct.bin');
   t.is(up.status, 201);
@@ -189,7 +189,7 @@ test('TUS DELETE reaches TUS uploads only: a direct upload and a v1 media-url of
 test('a refused TUS creation leaves nothing: a body past Upload-Length is 413 with no Location, the session lists no file and a job can start', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const res = await fetch(`${svc.url.clearnet}/api/tus`, {
     method: 'POST',
@@ -217,7 +217,7 @@ test('a refused TUS creation leaves nothing: a body past Upload-Length is 413 wi
 test('every TUS refusal is JSON {error, message} with the security headers: 412 without Tus-Resumable, 400 for a bad Upload-Length or Upload-Metadata', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const cases: [Record<string, string>, number, string][] = [
     [{ 'Upload-Length': '10' }, 412, 'tus_version_required'],
     [{ 'Tus-Resumable': '1.0.0', 'Upload-Length': 'abc' }, 400, 'invalid_tus_header'],
@@ -247,7 +247,7 @@ test('every TUS refusal is JSON {error, message} with the security headers: 412 
 test('a client that hangs up mid-body is logged once at info as "client aborted" (499), never as a server error; its TUS upload stays resumable', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
   const tusUid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
   const created = await fetch(`${svc.url.clearnet}/api/tus`, {
@@ -292,7 +292,7 @@ test('a client that hangs up mid-body is logged once at info as "client aborted"
 test('names lose bidi overrides, zero-width and other format characters and look-alike separators, in listings and in downloads', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const jpeg = await sharp(PHOTO).resize(120).jpeg().toBuffer();
   const names: [string, string][] = [
@@ -322,7 +322,7 @@ test('names lose bidi overrides, zero-width and other format characters and look
 test('results are gone the moment they expire: results, downloads and the v1 resultUrl answer 410 or nothing before the janitor runs', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   t.is((await direct(svc, key, uid, 1, await sharp(PHOTO).resize(200).jpeg().toBuffer(), 'a.jpg')).status, 201);
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png', expiry: '10m' });
@@ -342,8 +342,8 @@ test('results are gone the moment they expire: results, downloads and the v1 res
 
   // the clock passes both expiries (as time would); the janitor has not run
   const past = Date.now() - 1;
-  svc.services.repos.jobs.update(start.body.job_uid, { expiresAt: past });
-  svc.services.repos.jobs.update(v1Job, { expiresAt: past });
+  await svc.services.repos.jobs.update(start.body.job_uid, { expiresAt: past });
+  await svc.services.repos.jobs.update(v1Job, { expiresAt: past });
   const gone = await fetch(url, { headers: { 'X-Api-Key': key } });
   t.is(gone.status, 410);
   t.is(((await gone.json()) as any).error, 'results_expired');
@@ -359,7 +359,7 @@ test('results are gone the moment they expire: results, downloads and the v1 res
 test('v1 statuses as SEED-SPEC gives them: an unknown job or media-url key is 422 on analyse, status and result; 404 stays resumableDelete\'s', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const client = v1(svc.url.clearnet, key);
   const answers = [
     await client.send('POST', '/v1/job/analyse', { json: { key: 'st_unknownunknown00', enableTips: false, enableExtraAnalysis: false } }),
@@ -371,7 +371,7 @@ test('v1 statuses as SEED-SPEC gives them: an unknown job or media-url key is 42
   for (const a of answers.slice(0, 3)) t.true(typeof a.body.error === 'string' && typeof a.body.message === 'string');
   t.is((await client.del('st_unknownunknown00')).status, 404);
   // another account's job: the same 422, nothing to tell the two apart
-  const other = v1(svc.url.clearnet, svc.account().key);
+  const other = v1(svc.url.clearnet, (await svc.account()).key);
   const jpeg = await sharp(PHOTO).resize(100).jpeg().toBuffer();
   const media = client.keyOf((await client.create('p.jpg', jpeg.length)).headers.get('location')!);
   await client.patch(media, 0, jpeg);

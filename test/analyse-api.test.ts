@@ -39,7 +39,7 @@ function tmp(t: { teardown(fn: () => void): void }) {
 test('newer interface: a photo with GPS, the C2PA AI image and a zip-carrying JPEG in one job; items graded, assets stripped and on the right network', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const dir = tmp(t);
   const gps = path.join(dir, 'gps.jpg');
   await sharp(PHOTO).resize(800).jpeg({ quality: 90 }).toFile(gps);
@@ -86,7 +86,7 @@ test('newer interface: a photo with GPS, the C2PA AI image and a zip-carrying JP
     t.deepEqual(Object.keys(tags).filter((k) => !k.startsWith('ExifTool:') && /GPS|Make|Model|Exif|XMP|IPTC|ICC|Thumbnail|Comment|Software/i.test(k)), [], `${a.category} is stripped`);
   }
   // another account sees nothing of it
-  const other = svc.account('other@example.org');
+  const other = await svc.account('other@example.org');
   t.is((await fetch(holiday.assets[0].download_url, { headers: { 'X-Api-Key': other.key } })).status, 404);
   t.is((await svc.api('GET', `/api/analyse/result/${r.start.body.job_uid}`, other.key)).status, 404);
 
@@ -99,7 +99,7 @@ test('newer interface: a photo with GPS, the C2PA AI image and a zip-carrying JP
 test('newer interface: unknown or malformed options are a 422 naming them; nothing starts', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   for (const [opts, re] of [
     [{ colour: 'red' }, /Unknown option: colour/],
     [{ forensic_depth: 'extreme' }, /forensic_depth must be/],
@@ -117,7 +117,7 @@ test('newer interface: unknown or malformed options are a 422 naming them; nothi
 test('a file no detector can read fails alone: the job is partial, the good file is analysed', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const png = await sharp(PHOTO).resize(300).png().toBuffer();
   const broken = Buffer.concat([png.subarray(0, 33), Buffer.alloc(200, 7)]);
   const r = await analyse(svc, key, [['good.png', png], ['broken.png', broken]]);
@@ -132,7 +132,7 @@ test('a file no detector can read fails alone: the job is partial, the good file
 test('v1: create-media-url, PATCH chunks, analyse, poll status until COMPLETED, result; tips only when asked', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const dir = tmp(t);
   const file = path.join(dir, 'trip.jpg');
   await sharp(PHOTO).jpeg({ quality: 85 }).toFile(file);
@@ -206,7 +206,7 @@ test('v1: create-media-url, PATCH chunks, analyse, poll status until COMPLETED, 
 test('a video is analysed for what applies to it: metadata and provenance answered, sampled frames checked, what does not apply an object saying why, its first frame as the display image', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const dir = tmp(t);
   const file = path.join(dir, 'clip.mp4');
   execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10', '-t', '2', '-pix_fmt', 'yuv420p', '-c:v', 'libx264', '-metadata', 'location=+46.5197+006.6323/', file]);

@@ -30,7 +30,7 @@ const demoFiles = (): [string, Buffer][] => COUNTED.map(([name]) => [name, readF
 test('SSD (default sensitivity): each demo photo within ±1 of the faces a person counts, one face on the mountain, none in the empty landscape; boxes and a stripped faces asset', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const r = await analyse(svc, key, [...demoFiles(), ['mountain.jpg', readFileSync(PHOTO)], ['landscape.jpg', await noFaces()]]);
   t.is(r.poll.status, 'completed', r.poll.progress_message);
   const by = new Map(r.files.map((f) => [f.name, f]));
@@ -67,7 +67,7 @@ test('SSD (default sensitivity): each demo photo within ±1 of the faces a perso
 test('face_sensitivity "low" picks the tiny detector: each demo photo still within ±1; the landscape 0', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const r = await analyse(svc, key, [...demoFiles(), ['landscape.jpg', await noFaces()]], { face_sensitivity: 'low', text_detection: false });
   t.is(r.poll.status, 'completed', r.poll.progress_message);
   const by = new Map(r.files.map((f) => [f.name, f]));
@@ -85,7 +85,7 @@ test('face_sensitivity "low" picks the tiny detector: each demo photo still with
 test('face_detection and text_detection false: both counts null (not 0), no faces verdict or asset, and a finding says each was not asked for', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const r = await analyse(svc, key, [['sample1.jpg', readFileSync(path.join(DEMO, 'sample1.jpg'))]], { face_detection: false, text_detection: false });
   t.is(r.poll.status, 'completed', r.poll.progress_message);
   const [f] = r.files;

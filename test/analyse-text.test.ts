@@ -50,7 +50,7 @@ const PARAGRAPH = [
 test('rendered text is read back with a character error rate under 5 %; the text is in the result (verdict and regions), boxes are on the lines, a stripped text_regions asset; none of it in the logs', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const png = await rendered(PARAGRAPH);
   const r = await analyse(svc, key, [['letter.png', png]]);
   t.is(r.poll.status, 'completed', r.poll.progress_message);
@@ -88,7 +88,7 @@ test('rendered text is read back with a character error rate under 5 %; the text
 test('a rendered e-mail address raises a high privacy finding that names the kind, not the address; the grade drops; the address is in the result only', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const r = await analyse(svc, key, [['card.png', await rendered(['Write to me at', 'jane.doe@example.org'], 48, 900)]]);
   t.is(r.poll.status, 'completed', r.poll.progress_message);
   const [f] = r.files;
@@ -108,7 +108,7 @@ test('a rendered e-mail address raises a high privacy finding that names the kin
 test('a photo without text: no region, or a few unsure ones, and no privacy finding from text; text_detection false: null, not 0, with a finding saying why', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const photo = await sharp(PHOTO).jpeg({ quality: 90 }).toBuffer();
   const on = await analyse(svc, key, [['mountain.jpg', photo]]);
   t.is(on.poll.status, 'completed', on.poll.progress_message);

@@ -40,7 +40,7 @@ test('faces and text in a video are counted over its sampled frames, not only th
   t.timeout(300_000);
   const svc = await startService({ OBSCURA_ANALYSE_VIDEO_FRAMES: '6' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
 
   // a title card first (no face), then three people: the first frame alone would say 0
   const people = await analyseOne(svc, key, 'party.mp4', await slideshow([await card('Summer 2026'), readFileSync(path.join(DEMO, 'sample1.jpg'))], 2));

@@ -65,7 +65,7 @@ test('video verdicts: a join is found near its time, a splice in the audio is fo
   const videos = makeVideos();
   const svc = await startService({ OBSCURA_ANALYSE_VIDEO_FRAMES: '4' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const items = await analyse(svc, key, [...Object.entries(videos), ['photo.jpg', readFileSync(PHOTO)]]);
   const [joined, clean, spliced, mov, sizes, cut, flash, photo] = items;
 
@@ -138,7 +138,7 @@ test('lossless videos: the sampled frames get LSB steganalysis; random LSB repla
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', '320x240', '-r', '25', '-i', 'pipe:0', '-c:v', 'ffv1', stego], { input: raw });
   const svc = await startService({ OBSCURA_ANALYSE_VIDEO_FRAMES: '3' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
 
   const [s, c] = await analyse(svc, key, [['hidden.mkv', readFileSync(stego)], ['clean.mkv', readFileSync(clean)]]);
   t.is(s.verdicts.hidden_content.lsb.frames_checked, 3);

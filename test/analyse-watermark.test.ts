@@ -48,7 +48,7 @@ async function analyse(svc: Svc, key: string, files: [string, Buffer][]) {
 test('on the service: the photo with the Stable Diffusion mark is flagged and the mark named; without it, not flagged; XMP rights fields flag it by declaration', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-watermark-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const photo = await photoAt(768);

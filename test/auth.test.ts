@@ -37,18 +37,18 @@ test('invalid_api_key: unknown, revoked and expired keys', async (t) => {
   const unknown = 'sw_' + 'A'.repeat(43);
   t.is((await call(svc.url.clearnet, unknown)).body.error, 'invalid_api_key');
 
-  const { email, key } = svc.account();
+  const { email, key } = await svc.account();
   t.is((await call(svc.url.clearnet, key)).status, 200);
-  const [listed] = svc.services.apiKeys.list(email);
-  svc.services.apiKeys.revoke(listed.id);
+  const [listed] = await svc.services.apiKeys.list(email);
+  await svc.services.apiKeys.revoke(listed.id);
   const revoked = await call(svc.url.clearnet, key);
   t.is(revoked.status, 401);
   t.is(revoked.body.error, 'invalid_api_key');
 
-  const expired = svc.services.apiKeys.issue(email, { expiresAt: Date.now() - 1 });
+  const expired = await svc.services.apiKeys.issue(email, { expiresAt: Date.now() - 1 });
   t.is((await call(svc.url.clearnet, expired.key)).body.error, 'invalid_api_key');
   // a key differing in one character is simply unknown
-  const other = svc.services.apiKeys.issue(email).key;
+  const other = (await svc.services.apiKeys.issue(email)).key;
   const flipped = other.slice(0, -1) + (other.endsWith('A') ? 'B' : 'A');
   t.is((await call(svc.url.clearnet, flipped)).body.error, 'invalid_api_key');
 });
@@ -56,12 +56,12 @@ test('invalid_api_key: unknown, revoked and expired keys', async (t) => {
 test('account_not_verified, and the same key works the moment the account is verified', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  svc.services.accounts.create('late@example.org');
-  const { key } = svc.services.apiKeys.issue('late@example.org');
+  await svc.services.accounts.create('late@example.org');
+  const { key } = await svc.services.apiKeys.issue('late@example.org');
   const before = await call(svc.url.onion, key);
   t.is(before.status, 401);
   t.is(before.body.error, 'account_not_verified');
-  svc.services.accounts.verify('late@example.org');
+  await svc.services.accounts.verify('late@example.org');
   const after = await call(svc.url.onion, key);
   t.is(after.status, 200);
   t.is(after.body.email, 'late@example.org');
@@ -70,22 +70,22 @@ test('account_not_verified, and the same key works the moment the account is ver
 test('account_inactive: a deactivated account, until it is reactivated', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { email, key } = svc.account();
-  svc.services.accounts.deactivate(email);
+  const { email, key } = await svc.account();
+  await svc.services.accounts.deactivate(email);
   const r = await call(svc.url.i2p, key);
   t.is(r.status, 401);
   t.is(r.body.error, 'account_inactive');
-  svc.services.accounts.reactivate(email);
+  await svc.services.accounts.reactivate(email);
   t.is((await call(svc.url.i2p, key)).status, 200);
 });
 
 test('keys issued with a former prefix stay valid; the key is stored only as a digest', async (t) => {
   const svc = await startService({ OBSCURA_KEY_FORMER_PREFIXES: 'obs_,old_' });
   t.teardown(() => svc.close());
-  const { email, key } = svc.account();
+  const { email, key } = await svc.account();
   t.true(key.startsWith('sw_'));
   t.true(key.length >= 3 + 43);
-  const old = svc.services.apiKeys.issue(email, { prefix: 'old_' }).key;
+  const old = (await svc.services.apiKeys.issue(email, { prefix: 'old_' })).key;
   t.is((await call(svc.url.clearnet, old)).status, 200);
   const rows = svc.services.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
   const dump = JSON.stringify(rows, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
@@ -105,7 +105,7 @@ test('v1 reads the key from api_key, in any letter case, and answers 401 with a 
   app.use(errorBoundary(svc.services.log)).use(router.routes());
   const l = (await listen('clearnet', { kind: 'tcp', host: '127.0.0.1', port: 0 }, app))!;
   t.teardown(() => closeListener(l));
-  const { email, key } = svc.account();
+  const { email, key } = await svc.account();
   for (const header of ['api_key', 'Api_Key', 'API_KEY']) {
     const res = await fetch(`http://${l.address}/v1/probe`, { headers: { [header]: key } });
     t.is(res.status, 200, header);

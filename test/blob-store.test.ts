@@ -127,8 +127,8 @@ test('an object moved under another id does not decrypt', async (t) => {
   await store.create('aaa2');
   // same key, file of another object: frame AAD binds the object id
   await writeFile(objFile(dir, 'aaa2'), await readFile(objFile(dir, 'aaa1')));
-  repos.keyRing.delete('aaa2');
-  repos.keyRing.put('aaa2', repos.keyRing.get('aaa1')!);
+  await repos.keyRing.delete('aaa2');
+  await repos.keyRing.put('aaa2', (await repos.keyRing.get('aaa1'))!);
   await t.throwsAsync(readAll(store.read('aaa2')), { instanceOf: IntegrityError });
 });
 
@@ -146,7 +146,7 @@ test('delete destroys the key, then the bytes', async (t) => {
   await store.create('gone');
   await store.append('gone', [randomBytes(1000)]);
   t.true(await store.delete('gone'));
-  t.is(repos.keyRing.get('gone'), undefined);
+  t.is(await repos.keyRing.get('gone'), undefined);
   t.false(await store.exists('gone'));
   await t.throwsAsync(store.size('gone'), { instanceOf: BlobNotFoundError });
   await t.throwsAsync(readAll(store.read('gone')), { instanceOf: BlobNotFoundError });

@@ -46,7 +46,7 @@ test('the companion keeps the service\'s list of convert formats', (t) => {
 });
 
 test('the launcher starts the companion with this Node, with the machine\'s older Node and through npx: four tools with schemas and annotations, stdout only protocol', async (t) => {
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const env = { OBSCURA_API_KEY: key, OBSCURA_BASE_URL: svc.url.clearnet };
   const older = olderNode();
   const launches: [string, Parameters<typeof startCompanion>[1]][] = [[`this Node (${process.version})`, { command: process.execPath, args: [LAUNCHER] }]];
@@ -82,7 +82,7 @@ test('the launcher starts the companion with this Node, with the machine\'s olde
 });
 
 test('convert_file: a JPEG to WebP beside the input, checked with sharp; a second run overwrites nothing; output_dir; progress rises', async (t) => {
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const c = await companion(t, { OBSCURA_API_KEY: key, OBSCURA_BASE_URL: svc.url.clearnet });
   const dir = tempDir('obscura-companion-convert-');
   const input = path.join(dir, 'Berg Foto.jpg');
@@ -125,7 +125,7 @@ test('convert_file: a JPEG to WebP beside the input, checked with sharp; a secon
 });
 
 test('analyse_file: the per-file verdicts come back, and nothing is written', async (t) => {
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const c = await companion(t, { OBSCURA_API_KEY: key, OBSCURA_BASE_URL: svc.url.clearnet });
   const dir = tempDir('obscura-companion-analyse-');
   const input = path.join(dir, 'Urlaub am See.jpg');
@@ -149,7 +149,7 @@ test('analyse_file: the per-file verdicts come back, and nothing is written', as
 });
 
 test('hide_file then reveal_file, launched with the machine\'s older Node: the secret comes back bit-exact under its name; a wrong passphrase is an {error}', async (t) => {
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const older = olderNode();
   const c = await companion(t, { OBSCURA_API_KEY: key, OBSCURA_BASE_URL: svc.url.clearnet }, older ? { command: older, args: [LAUNCHER] } : undefined);
   const dir = tempDir('obscura-companion-stego-');
@@ -197,7 +197,7 @@ test('hide_file then reveal_file, launched with the machine\'s older Node: the s
 test('a file above the session\'s max_upload_bytes goes up with TUS; one below with a direct upload; one above max_file_bytes is refused before it is sent', async (t) => {
   const small = await startService({ OBSCURA_DIRECT_UPLOAD_MAX: '100KiB', OBSCURA_CHUNK_MAX: '1MiB', OBSCURA_FILE_MAX: '1MiB' });
   t.teardown(() => small.close());
-  const { key } = small.account();
+  const { key } = await small.account();
   const c = await companion(t, { OBSCURA_API_KEY: key, OBSCURA_BASE_URL: small.url.clearnet });
   const dir = tempDir('obscura-companion-tus-');
   const big = path.join(dir, 'big.jpg');
@@ -247,7 +247,7 @@ test('errors a model can act on: arguments checked before any call, a stopped se
 
   // a service that was running and is stopped: nothing listens on its port any more
   const stopped = await startService();
-  const { key } = stopped.account();
+  const { key } = await stopped.account();
   const base = stopped.url.clearnet;
   await stopped.close();
   const c = await companion(t, { OBSCURA_API_KEY: key, OBSCURA_BASE_URL: base });

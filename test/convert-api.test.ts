@@ -40,7 +40,7 @@ async function download(svc: Svc, key: string, url: string, headers: Record<stri
 test('convert round trip: JPEG and PNG to WebP q80 at 500 px wide, results and downloads on the onion origin', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const png = await sharp(PHOTO).resize(800).png().toBuffer();
   const uid = await session(svc, key, [['Berg Foto.jpg', readFileSync(PHOTO)], ['Berg Foto.png', png]], 'onion');
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'webp', quality: 80, width: 500, expiry: '1h' }, 'onion');
@@ -87,7 +87,7 @@ test('convert round trip: JPEG and PNG to WebP q80 at 500 px wide, results and d
 test('start refuses bad options with 422 and disallowed formats with 415; poll and results answer in turn', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key, [['a.jpg', readFileSync(PHOTO)]]);
   const bad = async (body: Record<string, unknown>, re: RegExp, status = 422) => {
     const r = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, ...body });
@@ -124,7 +124,7 @@ test('start refuses bad options with 422 and disallowed formats with 415; poll a
   }
   await waitFor(svc, key, uid);
   t.is((await svc.api('GET', `/api/convert/job/${uid}/results`, key)).status, 200);
-  const other = svc.account();
+  const other = await svc.account();
   t.is((await svc.api('GET', `/api/convert/job/${uid}`, other.key)).status, 404);
   t.is((await svc.api('GET', `/api/convert/job/${uid}/results`, other.key)).status, 404);
   const asset = (await svc.api('GET', `/api/convert/job/${uid}/results`, key)).body.result_files[0];
@@ -134,7 +134,7 @@ test('start refuses bad options with 422 and disallowed formats with 415; poll a
 test('a bomb, a truncated file, a lying extension and a zero-byte file fail with clear messages; the good file converts', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const good = await sharp(PHOTO).resize(400).jpeg().toBuffer();
   // a bomb is refused when the job is started, from its header, before any work
   const bombs = await session(svc, key, [['good.jpg', good], ['bomb.png', pngBomb(100_000, 100_000)]]);
@@ -170,7 +170,7 @@ test('a bomb, a truncated file, a lying extension and a zero-byte file fail with
 test('metadata never survives: GPS, EXIF, XMP, IPTC and a comment are gone, and the rotated photo comes out upright', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const dir = tempDir();
   const src = path.join(dir, 'dirty.jpg');
   writeFileSync(src, await sharp(PHOTO).resize(600, 400, { fit: 'fill' }).jpeg().toBuffer());
@@ -192,7 +192,7 @@ test('metadata never survives: GPS, EXIF, XMP, IPTC and a comment are gone, and 
 test('a video converts to WebM (VP9 + Opus) and plays', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key, [['clip.mp4', makeVideo({ seconds: 2 })]]);
   await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, video_format: 'webm', width: 160 });
   const done = await waitFor(svc, key, uid);
@@ -211,7 +211,7 @@ test('a video converts to WebM (VP9 + Opus) and plays', async (t) => {
 test('a job over its time limit is stopped, fails with a clear message, and leaves no tool running', async (t) => {
   const svc = await startService({ OBSCURA_JOB_TIME_LIMIT: '2s' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key, [['long.mp4', makeVideo({ seconds: 60, width: 1280, height: 720 })]]);
   await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, video_format: 'mp4h265', quality: 90 });
   const done = await waitFor(svc, key, uid);
@@ -230,7 +230,7 @@ test('a job over its time limit is stopped, fails with a clear message, and leav
 test('results expire: downloads and the results listing answer 410 and the bytes are destroyed', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key, [['a.jpg', readFileSync(PHOTO)]]);
   await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png', width: 64, expiry: '10m' });
   await waitFor(svc, key, uid);
@@ -240,7 +240,7 @@ test('results expire: downloads and the results listing answer 410 and the bytes
   t.is(await svc.services.jobs.expire(Date.now() + 11 * 60_000), 1);
   t.is((await download(svc, key, f.download_url)).status, 410);
   t.is((await svc.api('GET', `/api/convert/job/${uid}/results`, key)).status, 410);
-  t.is(svc.services.repos.keyRing.get(f.asset_id), undefined);
+  t.is(await svc.services.repos.keyRing.get(f.asset_id), undefined);
 });
 
 /** A valid PNG header declaring width x height, with a tiny IDAT: a decompression bomb's shape. */

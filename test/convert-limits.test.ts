@@ -60,7 +60,7 @@ const tinyJpeg = () => sharp({ create: { width: 8, height: 8, channels: 3, backg
 test('a 200-frame 16×16 GIF asked as a 4000×4000 animated WebP (fill, upscale) is refused at start, naming OBSCURA_MAX_PIXELS', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const bytes = gif(200);
   t.true(bytes.length < 20_000, `${bytes.length} bytes`);
   const uid = await session(svc, key, [['tiny.gif', bytes]]);
@@ -74,7 +74,7 @@ test('a 200-frame 16×16 GIF asked as a 4000×4000 animated WebP (fill, upscale)
 test('a tiny JPEG upscaled to a 16384×16384 PNG is refused at start; so is a short video upscaled to 16384, naming OBSCURA_MAX_VIDEO_RESOLUTION', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const jpeg = await tinyJpeg();
   t.true(jpeg.length < 1000, `${jpeg.length} bytes`);
   const pictures = await session(svc, key, [['dot.jpg', jpeg]]);
@@ -93,7 +93,7 @@ test('a tiny JPEG upscaled to a 16384×16384 PNG is refused at start; so is a sh
 test('a job holding a video longer than OBSCURA_MAX_VIDEO_DURATION is refused at start, naming the file and the setting', async (t) => {
   const svc = await startService({ OBSCURA_MAX_VIDEO_DURATION: '2s' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key, [['short.mp4', makeVideo({ seconds: 1 })], ['long.mp4', makeVideo({ seconds: 3 })]]);
   const r = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, video_format: 'webm' });
   t.is(r.status, 422, JSON.stringify(r.body));
@@ -104,7 +104,7 @@ test('a job holding a video longer than OBSCURA_MAX_VIDEO_DURATION is refused at
 test('outputs exactly at the limits are accepted and made; one pixel more is refused', async (t) => {
   const svc = await startService({ OBSCURA_MAX_PIXELS: '1000000', OBSCURA_MAX_VIDEO_RESOLUTION: '320x240' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const start = (uid: string, body: Record<string, unknown>) => svc.api('POST', '/api/convert/job', key, { upload_uid: uid, ...body });
 
   // a still: 1000×1000 is the whole 1 MP
@@ -144,7 +144,7 @@ test('outputs exactly at the limits are accepted and made; one pixel more is ref
 test('a video that needs more CPU than OBSCURA_CONVERT_CPU_BUDGET fails with cpu_budget_exceeded; a cheap one in the same job converts', async (t) => {
   const svc = await startService({ OBSCURA_CONVERT_CPU_BUDGET: '2s' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   // x265 on 100 frames of 1080p takes tens of CPU seconds; on 12 frames of 64×48, a fraction of one
   const uid = await session(svc, key, [
     ['big.mp4', makeVideo({ seconds: 4, width: 1920, height: 1080 })],
@@ -162,7 +162,7 @@ test('a video that needs more CPU than OBSCURA_CONVERT_CPU_BUDGET fails with cpu
 test('a picture whose encoding needs more CPU than OBSCURA_CONVERT_CPU_BUDGET fails with cpu_budget_exceeded; a cheap one in the same job converts', async (t) => {
   const svc = await startService({ OBSCURA_CONVERT_CPU_BUDGET: '2s' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   // both become 7000 wide: the first 7000×7000 (49 MP, within the pixel limit), the second 7000×10
   const noise = (width: number, height: number) =>
     sharp({ create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer();

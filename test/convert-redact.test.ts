@@ -83,7 +83,7 @@ function meanInside(px: Buffer, width: number, f: Box): number {
 test('redact ["faces"] to PNG: the job says how many faces were redacted, the output analysed again has 0 faces, and every pixel outside the faces is unchanged', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const original = readFileSync(path.join(DEMO, 'sample1.jpg'));
   const before = await analyse(svc, key, 'party.jpg', original);
   t.is(before.face_count, 3);
@@ -115,7 +115,7 @@ test('redact ["faces"] to PNG: the job says how many faces were redacted, the ou
 test('redact ["faces"] with redact_style "fill" to JPEG: black boxes over each face, 0 faces when analysed again, the rest within JPEG error', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const original = readFileSync(path.join(DEMO, 'sample5.jpg'));
   const before = await analyse(svc, key, 'stairs.jpg', original);
   t.is(before.face_count, 5);
@@ -135,7 +135,7 @@ test('redact ["faces"] with redact_style "fill" to JPEG: black boxes over each f
 test('bad redact options are a 422 naming the field, before any work', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await upload(svc, key, 'convert', [['party.jpg', readFileSync(path.join(DEMO, 'sample1.jpg'))]]);
   for (const [body, message] of [
     [{ redact: ['feet'] }, /redact must be one of faces, text/],
@@ -153,7 +153,7 @@ test('bad redact options are a 422 naming the field, before any work', async (t)
 test('redact ["faces"] on a video whose picture pans across three faces: every frame checked has no face left, and the job says how many regions', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const dir = tempDir('obscura-redact-video-');
   const clip = path.join(dir, 'clip.mp4');
   // 3 s at 12 fps: a 1760×1173 window pans 150 px across the photo, so the faces move
@@ -176,7 +176,7 @@ test('redact ["faces"] on a video whose picture pans across three faces: every f
 test('redact ["text"] with fill: the words of a rendered sign are covered, and the job counts the text regions', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="400"><rect width="1000" height="400" fill="#ffffff"/><text x="80" y="230" font-family="DejaVu Sans, sans-serif" font-size="96" font-weight="bold" fill="#000000">OBSCURA 2026</text></svg>`;
   const sign = await sharp(Buffer.from(svg)).png().toBuffer();
   const { job, out } = await convert(svc, key, 'sign.png', sign, { image_format: 'png', redact: ['text'], redact_style: 'fill' });

@@ -35,7 +35,7 @@ test.before(async () => {
     OBSCURA_RATE_UPLOAD_PER_HOUR: '1000GiB',
     OBSCURA_MAX_UPLOADS_PER_ACCOUNT: '10000',
   });
-  key = svc.account().key;
+  key = (await svc.account()).key;
 });
 test.after.always(async () => {
   agent.destroy();

@@ -4,7 +4,7 @@ import { startService } from './helpers/service.ts';
 test('logs hold no keys, file names, I2P destinations or client addresses', async (t) => {
   const svc = await startService({ OBSCURA_LOG_LEVEL: 'trace' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const fileName = 'Leaked-Protest-Footage-2026.mp4';
   const dest = 'Zm9vYmFyZGVzdGluYXRpb25iYXNlNjRibG9iX2xvbmdfZW5vdWdo~AAAA';
   const b32 = 'ukeu3k5oycgaauneqgtnvselmt4yemvoilkln7jpvamvfx7dnkdq.b32.i2p';

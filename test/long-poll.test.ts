@@ -9,7 +9,7 @@ import { payload } from './helpers/payload.ts';
 test('a long poll holds until the job changes state; bad waits are 422; a client that leaves is let go', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
   const up = (step: number, name: string, body: Buffer) =>
     fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body });

@@ -46,7 +46,7 @@ test('MCP Inspector CLI lists the tools and calls them, with and without a key',
   t.falsy(status.isError);
   t.like(status.structuredContent, { status: 'UP', service: 'obscura', version: svc.services.config.version });
 
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const made = await inspector(url, '--method', 'tools/call', '--tool-name', 'create_session', '--tool-arg', 'type=analyse', '--header', `X-Api-Key: ${key}`);
   t.falsy(made.isError);
   t.like(made.structuredContent, { type: 'analyse' });

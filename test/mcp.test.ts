@@ -93,7 +93,7 @@ test('initialize answers revision 2025-03-26; tools/list has every tool with its
 test('keyed tools: a good key works; no key, a malformed, a revoked, an unverified and an inactive account give the five 401 codes as tool errors', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { email, key } = svc.account();
+  const { email, key } = await svc.account();
 
   const good = await mcpClient(svc.url.clearnet, key);
   t.teardown(() => good.close());
@@ -107,12 +107,12 @@ test('keyed tools: a good key works; no key, a malformed, a revoked, an unverifi
   const files = await good.call('list_session_files', { upload_uid: made.structuredContent.upload_uid });
   t.deepEqual(files.structuredContent, { upload_uid: made.structuredContent.upload_uid, files: [] });
 
-  const revoked = svc.services.apiKeys.issue(email);
-  svc.services.apiKeys.revoke(revoked.id);
-  svc.services.accounts.create('unverified@example.org');
-  const unverified = svc.services.apiKeys.issue('unverified@example.org').key;
-  const inactive = svc.account();
-  svc.services.accounts.deactivate(inactive.email);
+  const revoked = await svc.services.apiKeys.issue(email);
+  await svc.services.apiKeys.revoke(revoked.id);
+  await svc.services.accounts.create('unverified@example.org');
+  const unverified = (await svc.services.apiKeys.issue('unverified@example.org')).key;
+  const inactive = await svc.account();
+  await svc.services.accounts.deactivate(inactive.email);
   const cases: [string | undefined, string][] = [
     [undefined, 'missing_api_key'],
     ['hello', 'malformed_api_key'],
@@ -151,7 +151,7 @@ test('a whole conversion through the MCP tools and the upload they describe: the
   t.timeout(120_000);
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const mcp = await mcpClient(svc.url.clearnet, key);
   t.teardown(() => mcp.close());
 
@@ -213,7 +213,7 @@ test('an analysis through the tools with a TUS upload as described; get_job_resu
   t.timeout(120_000);
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const mcp = await mcpClient(svc.url.clearnet, key);
   t.teardown(() => mcp.close());
 
@@ -255,7 +255,7 @@ test('hide and reveal through the tools: the secret comes back whole under its n
   t.timeout(120_000);
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const mcp = await mcpClient(svc.url.clearnet, key);
   t.teardown(() => mcp.close());
   const upload = async (uid: string, step: number, name: string, bytes: Buffer) => {
@@ -298,7 +298,7 @@ test('hide and reveal through the tools: the secret comes back whole under its n
 test('keyed tool calls count against the account like REST calls; discovery does not; a refused job start gives its place back', async (t) => {
   const svc = await startService({ OBSCURA_RATE_REQUESTS_PER_MINUTE: '6', OBSCURA_RATE_JOBS_PER_HOUR: '1' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const mcp = await mcpClient(svc.url.clearnet, key);
   t.teardown(() => mcp.close());
 
@@ -324,7 +324,7 @@ test('keyed tool calls count against the account like REST calls; discovery does
   for (let i = 0; i < 8; i++) t.falsy((await mcp.call('status')).isError, 'discovery needs no key and counts against no account');
 
   // another account is not held back by this one
-  const mcp2 = await mcpClient(svc.url.clearnet, svc.account().key);
+  const mcp2 = await mcpClient(svc.url.clearnet, (await svc.account()).key);
   t.teardown(() => mcp2.close());
   t.falsy((await mcp2.call('create_session', { type: 'hide' })).isError);
 });
@@ -332,7 +332,7 @@ test('keyed tool calls count against the account like REST calls; discovery does
 test('wrong keys through the tools count towards the brake; while it is on, only keys in use are checked', async (t) => {
   const svc = await startService({ OBSCURA_RATE_BAD_KEYS: '3' });
   t.teardown(() => svc.close());
-  const known = svc.account();
+  const known = await svc.account();
   const inUse = await mcpClient(svc.url.clearnet, known.key);
   t.teardown(() => inUse.close());
   t.falsy((await inUse.call('create_session', { type: 'convert' })).isError);
@@ -341,7 +341,7 @@ test('wrong keys through the tools count towards the brake; while it is on, only
     t.teardown(() => wrong.close());
     t.is(errorCode(await wrong.call('create_session', { type: 'convert' })), 'invalid_api_key');
   }
-  const fresh = await mcpClient(svc.url.clearnet, svc.account().key);
+  const fresh = await mcpClient(svc.url.clearnet, (await svc.account()).key);
   t.teardown(() => fresh.close());
   const braked = await fresh.call('create_session', { type: 'convert' });
   t.is(errorCode(braked), 'rate_limited', 'a key not seen before waits out the brake');
@@ -352,8 +352,8 @@ test('wrong keys through the tools count towards the brake; while it is on, only
 test('maintenance: the status tool says so and keyed tools refuse with retry_after, while REST answers 503', async (t) => {
   const svc = await startService({ OBSCURA_MAINTENANCE_RETRY_AFTER: '120' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
-  svc.services.maintenance.set(true);
+  const { key } = await svc.account();
+  await svc.services.maintenance.set(true);
   const mcp = await mcpClient(svc.url.clearnet, key);
   t.teardown(() => mcp.close());
   t.like((await mcp.call('status')).structuredContent, { status: 'MAINTENANCE', maintenance: true, retry_after: 120 });
@@ -361,7 +361,7 @@ test('maintenance: the status tool says so and keyed tools refuse with retry_aft
   t.is(errorCode(refused), 'maintenance');
   t.is(refused.structuredContent.retry_after, 120);
   t.is((await fetch(`${svc.url.clearnet}/api/status`)).status, 503);
-  svc.services.maintenance.set(false);
+  await svc.services.maintenance.set(false);
   t.falsy((await mcp.call('create_session', { type: 'convert' })).isError);
 });
 

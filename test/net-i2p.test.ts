@@ -156,7 +156,7 @@ test('the I2P site: shipped i2pd config and run.sh, reached through a private I2
 
   // v1 upload: create-media-url, two PATCHes, HEAD.
   let mark = performance.now();
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const v1 = { api_key: key };
   const jpeg = await sharp(PHOTO).resize(480).jpeg({ quality: 85 }).toBuffer();
   const created = await site.request('POST', '/v1/upload/create-media-url', { headers: { ...v1, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'trip.jpg', size: jpeg.length }) });

@@ -198,7 +198,7 @@ test('a whole hide and reveal, an analyse and a v1 upload over each listener nam
     OBSCURA_I2P_ORIGIN: ORIGIN.i2p,
   });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   for (const network of ['clearnet', 'onion', 'i2p'] as const) {
     const seen: Seen[] = [];
     const f = await everyProduct(ORIGIN[network], svc.url[network], key, seen);

@@ -267,7 +267,7 @@ test('the onion service on a private Tor network: started by the shipped run.sh,
   timings.firstAnswer = ms(t0);
   t.log(`first answer after ${attempts} attempt(s)`);
 
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const A = { api_key: key };
   const X = { 'X-Api-Key': key };
 

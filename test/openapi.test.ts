@@ -115,7 +115,7 @@ test('every operation carries the statuses the middleware answers; v1 keeps to t
 test("the document's request schemas are the routes' validators: what they refuse is the route's 422, what they accept is not refused for its shape", async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const { doc } = await documentOf(svc, 'clearnet');
   const starts = jobStartBodies(svc.services.jobs.limits.expiryMaxMs);
 
@@ -180,7 +180,7 @@ test("the document's request schemas are the routes' validators: what they refus
 test('answers match their response schemas', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const status = await svc.api('GET', '/api/status', key);
   t.notThrows(() => Status.parse(status.body));
   const account = await svc.api('GET', '/api/account', key, undefined, 'onion');

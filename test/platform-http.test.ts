@@ -48,7 +48,7 @@ test('unknown paths and methods answer JSON {error, message}', async (t) => {
 test('an unexpected failure is a 500 with a generic message and a request id, never a stack trace', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   await svc.services.jobs.stop();
   svc.services.db.close(); // the row store goes away under the running service
   const res = await fetch(`${svc.url.clearnet}/api/account`, { headers: { 'X-Api-Key': key } });

@@ -37,7 +37,7 @@ const tiny = () => sharp({ create: { width: 16, height: 16, channels: 3, backgro
 test('500 parallel calls with one key, at 50 a minute: 50 are served, the rest 429 with Retry-After; another account is served', async (t) => {
   const svc = await startService({ OBSCURA_RATE_REQUESTS_PER_MINUTE: '50', OBSCURA_MAX_CONNECTIONS: '2000' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const answers = await Promise.all(
     Array.from({ length: 500 }, async () => {
       const res = await fetch(`${svc.url.clearnet}/api/account`, { headers: { 'X-Api-Key': key } });
@@ -50,14 +50,14 @@ test('500 parallel calls with one key, at 50 a minute: 50 are served, the rest 4
   t.is(limited.length, 450);
   for (const a of limited.slice(0, 5)) assertLimited(t, a.status, a.headers, a.body, 60, 'per-account requests');
   t.regex(limited[0].body.message, /more than 50 requests in a minute/);
-  const other = svc.account();
+  const other = await svc.account();
   t.is((await svc.api('GET', '/api/account', other.key)).status, 200, 'the limit is per account');
 });
 
 test('200 session creations at 50 a minute: 50 sessions exist, the rest were refused 429', async (t) => {
   const svc = await startService({ OBSCURA_RATE_REQUESTS_PER_MINUTE: '50' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const answers = await Promise.all(Array.from({ length: 200 }, () => svc.api('POST', '/api/convert/session', key, {})));
   const created = answers.filter((a) => a.status === 201).length;
   const limited = answers.filter((a) => a.status === 429);
@@ -71,9 +71,9 @@ test('200 session creations at 50 a minute: 50 sessions exist, the rest were ref
 test('200 wrong keys: past 20, every new key is answered 429 without being checked; a key already in use still works; once the brake is off, a new key works', async (t) => {
   const svc = await startService({ OBSCURA_RATE_BAD_KEYS: '20', OBSCURA_RATE_BAD_KEYS_WINDOW: '10m', OBSCURA_RATE_BAD_KEYS_BRAKE: '3s' });
   t.teardown(() => svc.close());
-  const inUse = svc.account();
+  const inUse = await svc.account();
   t.is((await svc.api('GET', '/api/account', inUse.key)).status, 200);
-  const fresh = svc.account(); // valid, never used yet
+  const fresh = await svc.account(); // valid, never used yet
 
   const answers = await Promise.all(Array.from({ length: 200 }, () => svc.api('GET', '/api/account', wrongKey())));
   const unauthorized = answers.filter((a) => a.status === 401);
@@ -104,7 +104,7 @@ test('200 wrong keys: past 20, every new key is answered 429 without being check
 test('job starts at 2 an hour: a refused start gives its place back, the third start is 429 (v1 too), another account starts', async (t) => {
   const svc = await startService({ OBSCURA_RATE_JOBS_PER_HOUR: '2' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const png = await tiny();
   const uids: string[] = [];
   for (let i = 0; i < 3; i++) {
@@ -126,7 +126,7 @@ test('job starts at 2 an hour: a refused start gives its place back, the third s
   const legacy = await v1(svc.url.clearnet, key).send('POST', '/v1/job/analyse', { json: { key: 'st_whatever' } });
   assertLimited(t, legacy.status, legacy.headers, legacy.body, 3600, 'v1 job start', 500);
 
-  const other = svc.account();
+  const other = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', other.key, {})).body.upload_uid;
   t.is((await direct(svc, other.key, uid, png)).status, 201);
   t.is((await svc.api('POST', '/api/convert/job', other.key, { upload_uid: uid, image_format: 'jpeg' })).status, 201, 'the limit is per account');
@@ -135,7 +135,7 @@ test('job starts at 2 an hour: a refused start gives its place back, the third s
 test('uploaded bytes at 100 KiB an hour, over direct, TUS and v1: what would pass the allowance is 429 before a byte is stored', async (t) => {
   const svc = await startService({ OBSCURA_RATE_UPLOAD_PER_HOUR: '100KiB' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   t.is((await direct(svc, key, uid, payload(60 * KiB))).status, 201);
   const over = await direct(svc, key, uid, payload(60 * KiB));
@@ -166,7 +166,7 @@ test('uploaded bytes at 100 KiB an hour, over direct, TUS and v1: what would pas
 test('two uploads at once per account: a third is 429 while both are under way and served once one has finished', async (t) => {
   const svc = await startService({ OBSCURA_MAX_UPLOADS_PER_ACCOUNT: '2', OBSCURA_MIN_BODY_RATE: '0' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const body = payload(10_000);
   const held = await Promise.all(

@@ -21,7 +21,7 @@ test('numbered migrations apply once, in order, and survive a reopen', (t) => {
   again.close();
 });
 
-test('migration 4 settles the duplicate active jobs the old race left, then one active job per session holds in the database', (t) => {
+test('migration 4 settles the duplicate active jobs the old race left, then one active job per session holds in the database', async (t) => {
   const db = new DatabaseSync(':memory:');
   db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   for (const m of migrations.filter((m) => m.version < 4)) {
@@ -40,10 +40,10 @@ test('migration 4 settles the duplicate active jobs the old race left, then one 
   const states = Object.fromEntries((db.prepare('SELECT id, state, error FROM jobs').all() as { id: string; state: string; error: string | null }[]).map((r) => [r.id, `${r.state}${r.error ? `:${r.error}` : ''}`]));
   t.deepEqual(states, { old: 'failed:superseded', older: 'failed:superseded', new: 'queued', done: 'completed', alone: 'queued' });
   const jobs = new SqliteJobs(db);
-  const row = { ...jobs.byId('new')!, id: 'another', state: 'queued' as const };
-  t.false(jobs.insertIfIdle(row), 's1 has its active job');
-  t.is(jobs.activeForSession('s1')?.id, 'new');
-  jobs.update('new', { state: 'completed' });
-  t.true(jobs.insertIfIdle(row), 'once it ends, the next may start');
+  const row = { ...(await jobs.byId('new'))!, id: 'another', state: 'queued' as const };
+  t.false(await jobs.insertIfIdle(row), 's1 has its active job');
+  t.is((await jobs.activeForSession('s1'))?.id, 'new');
+  await jobs.update('new', { state: 'completed' });
+  t.true(await jobs.insertIfIdle(row), 'once it ends, the next may start');
   t.throws(() => job.run('twin', 's2', 'processing', 5), { message: /UNIQUE/ });
 });

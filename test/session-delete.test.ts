@@ -32,7 +32,7 @@ test('deleting a session destroys its files and results at once; later calls ans
   t.timeout(120_000);
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const input = await direct(svc, key, uid, 1, await sharp(PHOTO).resize(200).jpeg().toBuffer(), 'a.jpg');
   t.is((await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png' })).status, 201);
@@ -42,7 +42,7 @@ test('deleting a session destroys its files and results at once; later calls ans
   t.true(await stored(svc, result.asset_id));
 
   // another account, and the path of another product, see nothing
-  const other = svc.account();
+  const other = await svc.account();
   t.is((await svc.api('DELETE', `/api/convert/session/${uid}`, other.key)).status, 404);
   t.is((await svc.api('DELETE', `/api/session/${uid}`, key)).status, 404);
   t.is((await svc.api('DELETE', `/api/analyse/session/${uid}`, key)).status, 404);
@@ -69,7 +69,7 @@ test("a session is not deleted under its job (409 session_busy); once the job ha
   const dataDir = tempDir();
   let svc = await startService({ OBSCURA_DATA_DIR: dataDir });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   await svc.services.jobs.stop(); // nothing runs: the job started now waits in the queue
 
   const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;

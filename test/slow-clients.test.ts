@@ -43,9 +43,9 @@ async function session(svc: RunningService, key: string): Promise<string> {
 }
 
 async function storedBytes(svc: RunningService, id: string): Promise<Buffer> {
-  const row = svc.services.repos.uploads.byId(id)!;
+  const row = await svc.services.repos.uploads.byId(id)!;
   const parts: Buffer[] = [];
-  for await (const c of svc.services.uploads.read(row)) parts.push(c as Buffer);
+  for await (const c of svc.services.uploads.read(row!)) parts.push(c as Buffer);
   return Buffer.concat(parts);
 }
 
@@ -53,7 +53,7 @@ test('a TUS PATCH that stalls is answered 408 body_too_slow; HEAD gives the offs
   t.timeout(60_000, 'without a minimum rate the server would wait for ever');
   const svc = await startService(SLOW);
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key);
   const created = await fetch(`${svc.url.clearnet}/api/tus`, {
     method: 'POST',
@@ -85,7 +85,7 @@ test('a direct upload that stalls is answered 408 and stores nothing; one that k
   t.timeout(60_000, 'without a minimum rate the server would wait for ever');
   const svc = await startService(SLOW);
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = await session(svc, key);
   const head = `POST /api/upload HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nX-Upload-Uid: ${uid}\r\nX-Upload-Step: 1\r\nX-Filename: slow.bin\r\n`;
   assertTooSlow(t, await stalled(svc, head, payload(SIZE), 500));
@@ -114,7 +114,7 @@ test('a v1 chunk that stalls is answered (500 on v1, body_too_slow), the media-u
   t.timeout(60_000, 'without a minimum rate the server would wait for ever');
   const svc = await startService(SLOW);
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const client = v1(svc.url.clearnet, key);
   const created = await client.create('slow.jpg', SIZE);
   t.is(created.status, 201);
@@ -137,7 +137,7 @@ test('a JSON body that stalls is answered 408 too', async (t) => {
   t.timeout(60_000, 'without a minimum rate the server would wait for ever');
   const svc = await startService(SLOW);
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const json = Buffer.from(JSON.stringify({ type: 'hide', padding: 'x'.repeat(200) }));
   const head = `POST /api/session HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/json\r\n`;
   assertTooSlow(t, await stalled(svc, head, json, 10));

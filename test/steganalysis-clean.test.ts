@@ -68,7 +68,7 @@ test('every clean class of the small corpus is not suspected at standard depth; 
 test('through the service: the C2PA fixture is not steganography_suspected nor graded F; with 0.2 bpp of naive LSB it is suspected', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const { data, info } = await sharp(AI_PNG).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   const stego = embedLsbReplacement({ data: new Uint8Array(data), width: info.width, height: info.height, channels: 3 }, 0.2, 77);
   const stegoPng = await sharp(Buffer.from(stego.data), { raw: { width: stego.width, height: stego.height, channels: 3 } }).png().toBuffer();

@@ -70,7 +70,7 @@ const cover = (w: number, h: number, format: 'png' | 'webp' | 'avif' = 'png') =>
 test('hide and reveal round trips bit-exact: 1 B, 1 KB and 100 KB in PNG, lossless WebP and lossless AVIF covers', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   for (const [format, size] of [['png', 1], ['png', 1000], ['png', 100_000], ['webp', 1], ['webp', 100_000], ['avif', 1000], ['avif', 100_000]] as const) {
     const secret = payload(size);
     const c = await cover(800, 600, format);
@@ -89,7 +89,7 @@ test('hide and reveal round trips bit-exact: 1 B, 1 KB and 100 KB in PNG, lossle
 test('alpha and grey covers: transparency is kept exactly, only opaque colour samples move, the secret comes back', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const w = 400;
   const h = 300;
   // RGBA with a soft alpha ramp on the left half and opaque pixels on the right
@@ -135,7 +135,7 @@ test('alpha and grey covers: transparency is kept exactly, only opaque colour sa
 test('several secrets in one hide come back with their names; pixels change by at most 1 and metadata is gone', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const c = await sharp(PHOTO).resize(640, 480).withExif({ IFD0: { Make: 'Canon', Artist: 'Jane Source' } }).png().toBuffer();
   const secrets: [string, Buffer][] = [['notes.txt', Buffer.from('meet at the north gate, 6am\n'.repeat(50))], ['Quelle Foto.jpg', await sharp(PHOTO).resize(200).jpeg().toBuffer()], ['empty.bin', Buffer.alloc(0)]];
   const h = await hide(svc, key, secrets, ['holiday.png', c]);
@@ -160,7 +160,7 @@ test('several secrets in one hide come back with their names; pixels change by a
 test('a secret near the capacity fits in PNG, WebP and AVIF covers; one byte over is a 422 giving the capacity in bytes', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   for (const format of ['png', 'webp', 'avif'] as const) {
     const c = await cover(200, 150, format);
     const over = await hide(svc, key, [['big.bin', randomBytes(20_000)]], [`c.${format}`, c], { output_format: format });
@@ -182,7 +182,7 @@ test('a secret near the capacity fits in PNG, WebP and AVIF covers; one byte ove
 test('wrong passphrase, nothing hidden, truncated, re-encoded as JPEG, random bytes: one and the same answer', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const c = await cover(400, 300);
   const h = await hide(svc, key, [['s.txt', Buffer.from('the list')]], ['c.png', c]);
   const jpeg = await sharp(h.bytes!).jpeg({ quality: 98 }).toBuffer();
@@ -213,7 +213,7 @@ test('wrong passphrase, nothing hidden, truncated, re-encoded as JPEG, random by
 test('bad hide requests: empty passphrase, unknown options, a lossy output format, no cover; a weak passphrase is noted', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const c = await cover(300, 200);
   const bad = async (opts: Record<string, unknown>, re: RegExp) => {
     const h = await hide(svc, key, [['s', Buffer.from('x')]], ['c.png', c], opts);
@@ -241,7 +241,7 @@ test('bad hide requests: empty passphrase, unknown options, a lossy output forma
 test('video covers: hide in MKV (FFV1) and WebM (VP9 lossless), audio kept, reveal bit-exact', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const { makeVideo, run } = await import('./helpers/media.ts');
   const { tempDir } = await import('./helpers/service.ts');
   const { writeFileSync } = await import('node:fs');

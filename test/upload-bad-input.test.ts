@@ -7,9 +7,9 @@ import { v1 } from './helpers/v1.ts';
 type Svc = Awaited<ReturnType<typeof startService>>;
 
 async function storedSha(svc: Svc, key: string) {
-  const row = svc.services.repos.uploads.byId(key)!;
+  const row = await svc.services.repos.uploads.byId(key)!;
   const parts: Buffer[] = [];
-  for await (const c of svc.services.uploads.read(row)) parts.push(c as Buffer);
+  for await (const c of svc.services.uploads.read(row!)) parts.push(c as Buffer);
   return sha256(Buffer.concat(parts));
 }
 
@@ -17,7 +17,7 @@ async function storedSha(svc: Svc, key: string) {
 async function halfway(t: { teardown(fn: () => unknown): void }) {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const data = payload(10 * 1024 * 1024);
   const key = client.keyOf((await client.create('a.bin', data.length)).headers.get('location')!);
   await client.patch(key, 0, data.subarray(0, 1000));
@@ -104,7 +104,7 @@ test('traversal and garbage in keys never reach the disk: 422 for v1 resumable, 
     const del = await client.del(k);
     t.true([404, 422].includes(del.status), `${k}: ${del.status}`);
   }
-  const key = svc.account().key;
+  const key = (await svc.account()).key;
   for (const path of ['/api/tus/..%2F..%2Fobscura.db', '/api/tus/%2e%2e', '/api/session/..%2F..%2F/files']) {
     const r = await fetch(`${svc.url.clearnet}${path}`, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
     t.true([404, 400].includes(r.status), `${path}: ${r.status}`);
@@ -117,7 +117,7 @@ test('very long names and headers are refused with a clear message', async (t) =
   const longName = await client.create('n'.repeat(300) + '.jpg', 10);
   t.is(longName.status, 422);
   t.regex(longName.body.message, /longer than 255 bytes/);
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const r = await fetch(`${svc.url.clearnet}/api/upload`, {
     method: 'POST',
@@ -147,8 +147,8 @@ test('very long names and headers are refused with a clear message', async (t) =
 test('unknown and foreign sessions: 404 for direct and TUS, and nothing stored', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const alice = svc.account();
-  const bob = svc.account();
+  const alice = await svc.account();
+  const bob = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', alice.key, {})).body.upload_uid;
   for (const [key, u] of [[alice.key, 'up_unknownunknownunknow'], [bob.key, uid], [alice.key, '../../etc']] as const) {
     const r = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': u, 'X-Upload-Step': '1' }, body: payload(10) });
@@ -163,7 +163,7 @@ test('unknown and foreign sessions: 404 for direct and TUS, and nothing stored',
 test('v1 never answers an undocumented status', async (t) => {
   const svc = await startService({ OBSCURA_FILE_MAX: '1MiB', OBSCURA_CHUNK_MAX: '512KiB' });
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const responses = [
     await client.create('a', 10 * 1024 * 1024), // too large: 413 elsewhere
     await client.send('POST', '/v1/upload/create-media-url', { body: '{"name":', headers: { 'Content-Type': 'application/json' } }), // bad JSON: 400 elsewhere

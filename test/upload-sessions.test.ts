@@ -25,7 +25,7 @@ function raw(svc: Svc, headers: Record<string, string | number>, write: (req: ht
 test('the three session kinds: create, describe, list files', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   for (const [path, body, type] of [
     ['/api/session', { type: 'hide' }, 'hide'],
     ['/api/session', { type: 'reveal' }, 'reveal'],
@@ -55,8 +55,8 @@ test('the three session kinds: create, describe, list files', async (t) => {
 test("sessions are the account's own: another account gets 404; a session of another kind is 404 too", async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const alice = svc.account();
-  const bob = svc.account();
+  const alice = await svc.account();
+  const bob = await svc.account();
   const s = await svc.api('POST', '/api/session', alice.key, { type: 'hide' });
   t.is((await svc.api('GET', `/api/session/${s.body.upload_uid}/files`, bob.key)).status, 404);
   t.is((await svc.api('GET', `/api/analyse/session/${s.body.upload_uid}/files`, alice.key)).status, 404);
@@ -67,7 +67,7 @@ test("sessions are the account's own: another account gets 404; a session of ano
 test('a session past its life answers 410 on every call', async (t) => {
   const svc = await startService({ OBSCURA_SESSION_LIFE: '1s' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const s = await svc.api('POST', '/api/convert/session', key, {});
   const ok = await direct(svc, key, { 'X-Upload-Uid': s.body.upload_uid, 'X-Upload-Step': '1', 'X-Filename': 'a.png' }, payload(100));
   t.is(ok.status, 201);
@@ -83,7 +83,7 @@ test('a session past its life answers 410 on every call', async (t) => {
 test('steps are checked against the session type', async (t) => {
   const svc = await startService({ OBSCURA_SESSION_MAX_FILES: '2' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const up = (uid: string, step: string) => direct(svc, key, { 'X-Upload-Uid': uid, 'X-Upload-Step': step }, payload(64));
   const hide = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
   t.is((await up(hide, '1')).status, 201);
@@ -111,23 +111,23 @@ test('steps are checked against the session type', async (t) => {
 test('direct upload stores the file whole and answers its description', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
   const data = payload(2_500_000);
   const r = await direct(svc, key, { 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': encodeURIComponent('Zeugenaussage März.pdf') }, data);
   t.is(r.status, 201);
   const { file } = (await r.json()) as any;
   t.like(file, { name: 'Zeugenaussage März.pdf', step: 1, size: data.length, status: 'completed' });
-  const row = svc.services.repos.uploads.byId(file.storage_uid)!;
+  const row = await svc.services.repos.uploads.byId(file.storage_uid)!;
   const parts: Buffer[] = [];
-  for await (const c of svc.services.uploads.read(row)) parts.push(c as Buffer);
+  for await (const c of svc.services.uploads.read(row!)) parts.push(c as Buffer);
   t.is(sha256(Buffer.concat(parts)), sha256(data));
 });
 
 test('direct: no Content-Length (chunked) -> 411', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const r = await raw(svc, { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': 1, 'Transfer-Encoding': 'chunked' }, (req) => {
     req.write(payload(1000));
@@ -141,7 +141,7 @@ test('direct: no Content-Length (chunked) -> 411', async (t) => {
 test('direct: over max_upload_bytes -> 413 before the body is read', async (t) => {
   const svc = await startService({ OBSCURA_DIRECT_UPLOAD_MAX: '1MiB' });
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   // declare 50 MiB and send only 1 KiB: the answer must come without waiting for the rest
   const r = await raw(svc, { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': 1, 'Content-Length': 50 * 1024 * 1024 }, (req) => {
@@ -155,7 +155,7 @@ test('direct: over max_upload_bytes -> 413 before the body is read', async (t) =
 test('direct: the same X-Client-Upload-Id twice returns the first answer and stores one file', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
   const headers = { 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': 'a.jpg', 'X-Client-Upload-Id': 'retry-7' };
   const first = (await (await direct(svc, key, headers, payload(5000))).json()) as any;
@@ -172,7 +172,7 @@ test('direct: the same X-Client-Upload-Id twice returns the first answer and sto
 test('direct: a body cut short commits nothing', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   const r = await raw(svc, { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': 1, 'Content-Length': 400_000, 'X-Client-Upload-Id': 'cut' }, (req) => {
     req.write(payload(150_000), () => setTimeout(() => req.destroy(), 100));

@@ -14,7 +14,7 @@ function b64(s: string) {
 }
 
 async function storedSha(services: { uploads: any; repos: any }, id: string): Promise<string> {
-  const row = services.repos.uploads.byId(id);
+  const row = await services.repos.uploads.byId(id);
   const parts: Buffer[] = [];
   for await (const c of services.uploads.read(row)) parts.push(c as Buffer);
   return sha256(Buffer.concat(parts));
@@ -23,7 +23,7 @@ async function storedSha(services: { uploads: any; repos: any }, id: string): Pr
 test('tus-js-client: 20 MiB in 5 MiB chunks, aborted after two chunks, resumed, stored intact', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const session = await svc.api('POST', '/api/convert/session', key, {});
   t.is(session.status, 201);
   const data = payload(20 * MiB);
@@ -78,8 +78,8 @@ test('tus-js-client: 20 MiB in 5 MiB chunks, aborted after two chunks, resumed, 
 test('TUS create validates the metadata: unknown session 404, expired 410, wrong step 422, other account 404', async (t) => {
   const svc = await startService({ OBSCURA_SESSION_LIFE: '2s' });
   t.teardown(() => svc.close());
-  const alice = svc.account();
-  const bob = svc.account();
+  const alice = await svc.account();
+  const bob = await svc.account();
   const create = (key: string, md: Record<string, string>, length = 10) =>
     fetch(`${svc.url.clearnet}/api/tus`, {
       method: 'POST',
@@ -132,7 +132,7 @@ test('TUS create validates the metadata: unknown session 404, expired 410, wrong
 test('TUS creation-with-upload, termination, and metadata never stored in the clear', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key } = svc.account();
+  const { key } = await svc.account();
   const s = await svc.api('POST', '/api/analyse/session', key, {});
   const data = payload(300_000);
   const name = 'Whistleblower-Evidence-Final.jpg';
@@ -174,8 +174,8 @@ test('SIGKILL mid-PATCH: after restart HEAD reports only durable bytes and the u
   {
     const config = loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_LOG_LEVEL: 'silent' });
     const s = await createServices(config);
-    s.accounts.create('crash@example.org', { verified: true });
-    var key = s.apiKeys.issue('crash@example.org').key;
+    await s.accounts.create('crash@example.org', { verified: true });
+    var key = (await s.apiKeys.issue('crash@example.org')).key;
     await s.close();
   }
   let child = await startChild(dataDir, port);

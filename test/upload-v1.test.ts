@@ -4,16 +4,16 @@ import { payload, sha256 } from './helpers/payload.ts';
 import { v1 } from './helpers/v1.ts';
 
 async function stored(svc: Awaited<ReturnType<typeof startService>>, key: string): Promise<Buffer> {
-  const row = svc.services.repos.uploads.byId(key)!;
+  const row = await svc.services.repos.uploads.byId(key)!;
   const parts: Buffer[] = [];
-  for await (const c of svc.services.uploads.read(row)) parts.push(c as Buffer);
+  for await (const c of svc.services.uploads.read(row!)) parts.push(c as Buffer);
   return Buffer.concat(parts);
 }
 
 test('(none) -> active: create-media-url answers 201 with Location, Upload-Expires and Tus-Resumable', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.onion, svc.account().key);
+  const client = v1(svc.url.onion, (await svc.account()).key);
   const r = await client.create('holiday.jpg', 1234);
   t.is(r.status, 201);
   const location = r.headers.get('location')!;
@@ -31,7 +31,7 @@ test('(none) -> active: create-media-url answers 201 with Location, Upload-Expir
 test('active -> active: a chunk at the current offset answers 200 with the advanced Upload-Offset', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const key = client.keyOf((await client.create('a.bin', 1000)).headers.get('location')!);
   const data = payload(1000);
   const r = await client.patch(key, 0, data.subarray(0, 600));
@@ -45,7 +45,7 @@ test('active -> active: a chunk at the current offset answers 200 with the advan
 test('active -> complete: the chunk that reaches the declared size answers 204', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const key = client.keyOf((await client.create('a.bin', 1000)).headers.get('location')!);
   const data = payload(1000);
   await client.patch(key, 0, data.subarray(0, 600));
@@ -61,11 +61,11 @@ test('active -> complete: the chunk that reaches the declared size answers 204',
 test('active -> deleted: DELETE answers 204, then 410; unknown keys 404; later use 422', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const key = client.keyOf((await client.create('a.bin', 1000)).headers.get('location')!);
   await client.patch(key, 0, payload(500));
   t.is((await client.del(key)).status, 204);
-  t.is(svc.services.repos.keyRing.get(key), undefined, 'the bytes are destroyed');
+  t.is(await svc.services.repos.keyRing.get(key), undefined, 'the bytes are destroyed');
   const again = await client.del(key);
   t.is(again.status, 410);
   t.is(typeof again.body.message, 'string');
@@ -79,7 +79,7 @@ test('active -> deleted: DELETE answers 204, then 410; unknown keys 404; later u
 test('active -> expired: after Upload-Expires HEAD and PATCH answer 422, DELETE 410, and the bytes are destroyed', async (t) => {
   const svc = await startService({ OBSCURA_MEDIA_URL_LIFE: '1s' });
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const keys = [];
   for (let i = 0; i < 3; i++) {
     const key = client.keyOf((await client.create('a.bin', 1000)).headers.get('location')!);
@@ -89,21 +89,21 @@ test('active -> expired: after Upload-Expires HEAD and PATCH answer 422, DELETE 
   await new Promise((r) => setTimeout(r, 1100));
   const head = await client.head(keys[0]);
   t.is(head.status, 422);
-  t.is(svc.services.repos.keyRing.get(keys[0]), undefined, 'touching an expired upload destroys it');
+  t.is(await svc.services.repos.keyRing.get(keys[0]), undefined, 'touching an expired upload destroys it');
   const patch = await client.patch(keys[1], 400, payload(10));
   t.is(patch.status, 422);
   t.regex(patch.body.message, /expired/);
   // the janitor destroys what nobody touches
   t.truthy(svc.services.repos.keyRing.get(keys[2]));
   t.true((await svc.services.uploads.expire()) >= 1);
-  t.is(svc.services.repos.keyRing.get(keys[2]), undefined);
+  t.is(await svc.services.repos.keyRing.get(keys[2]), undefined);
   t.is((await client.del(keys[2])).status, 410);
 });
 
 test('a client uploading in 400,000-byte chunks sees each new offset, and the file arrives whole', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.i2p, svc.account().key);
+  const client = v1(svc.url.i2p, (await svc.account()).key);
   const data = payload(3_000_000 + 12_345);
   const created = await client.create('interview.mp4', data.length);
   const key = client.keyOf(created.headers.get('location')!);
@@ -134,8 +134,8 @@ test('v1 refuses a missing or wrong key with 401 and a message', async (t) => {
 test("another account's media-url does not exist for you", async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const alice = v1(svc.url.clearnet, svc.account().key);
-  const bob = v1(svc.url.clearnet, svc.account().key);
+  const alice = v1(svc.url.clearnet, (await svc.account()).key);
+  const bob = v1(svc.url.clearnet, (await svc.account()).key);
   const key = alice.keyOf((await alice.create('a.bin', 10)).headers.get('location')!);
   t.is((await bob.head(key)).status, 422);
   t.is((await bob.patch(key, 0, payload(10))).status, 422);
@@ -146,7 +146,7 @@ test("another account's media-url does not exist for you", async (t) => {
 test('one store, one lock: racing chunks at the same offset, one wins whole and the other is refused', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const client = v1(svc.url.clearnet, svc.account().key);
+  const client = v1(svc.url.clearnet, (await svc.account()).key);
   const key = client.keyOf((await client.create('race.bin', 4_000_000)).headers.get('location')!);
   const a = payload(2_000_000);
   const b = payload(2_000_000);

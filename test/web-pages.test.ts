@@ -14,8 +14,8 @@ const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-act
 
 /** A verified account with a web password, and a browser signed in to it. */
 async function person(svc: RunningService, network: 'clearnet' | 'onion' | 'i2p' = 'clearnet') {
-  const { email, key } = svc.account();
-  await svc.services.selfService.setPassword(svc.services.accounts.get(email), PASSWORD);
+  const { email, key } = await svc.account();
+  await svc.services.selfService.setPassword(await svc.services.accounts.get(email), PASSWORD);
   const web = new WebClient(svc.url[network]);
   const r = await web.signIn(email, PASSWORD);
   if (r.status !== 303) throw new Error(`sign-in ${r.status}`);
@@ -59,14 +59,14 @@ test('CSRF: a form without its token, or with another visitor’s, is refused an
   const mallory = new WebClient(svc.url.clearnet);
   await mallory.get('/sign-in');
 
-  const before = svc.services.apiKeys.list(alice.email).length;
+  const before = (await svc.services.apiKeys.list(alice.email)).length;
   const none = await alice.web.post('/account/keys', { csrf: '' });
   t.is(none.status, 403);
   t.regex(none.body, /csrf_failed/);
   t.regex(none.headers.get('content-type')!, /^text\/html/);
   const foreign = await alice.web.post('/account/keys', { csrf: mallory.csrf });
   t.is(foreign.status, 403);
-  t.is(svc.services.apiKeys.list(alice.email).length, before, 'no key was made');
+  t.is((await svc.services.apiKeys.list(alice.email)).length, before, 'no key was made');
 
   // a product form whose file comes with a stranger's token: refused, nothing stored
   const form = new FormData();
@@ -117,7 +117,7 @@ test('sign-in: the 11th failure for an address within the window is answered 429
 test('sign-in with an API key; sign-out ends the session on the server; sessions end after inactivity', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
-  const { key, email } = svc.account();
+  const { key, email } = await svc.account();
   const web = new WebClient(svc.url.i2p);
   await web.get('/sign-in');
   const anonymous = web.cookie;
@@ -131,7 +131,7 @@ test('sign-in with an API key; sign-out ends the session on the server; sessions
   const account = await web.get('/account');
   t.regex(account.body, new RegExp(email.replace(/[.+]/g, '\\$&')));
   // revoke the key from the page: the API refuses it at once
-  const id = svc.services.apiKeys.list(email)[0].id;
+  const id = (await svc.services.apiKeys.list(email))[0].id;
   const revoked = await web.post('/account/keys/revoke', { key_id: id });
   t.is(revoked.status, 200);
   t.is((await svc.api('GET', '/api/account', key)).status, 401);
@@ -145,10 +145,10 @@ test('sign-in with an API key; sign-out ends the session on the server; sessions
   t.is(after.headers.get('location'), '/sign-in');
 
   const idle = svc.services.config.web.sessionIdleMs;
-  const token = svc.services.webSessions.open(svc.services.accounts.get(email));
-  t.truthy(svc.services.webSessions.resolve(token, Date.now() + idle - 60_000));
-  t.is(svc.services.webSessions.resolve(token, Date.now() + 2 * idle), undefined, 'ended after inactivity');
-  t.is(svc.services.webSessions.resolve(token), undefined, 'and gone for good');
+  const token = await svc.services.webSessions.open(await svc.services.accounts.get(email));
+  t.truthy(await svc.services.webSessions.resolve(token, Date.now() + idle - 60_000));
+  t.is(await svc.services.webSessions.resolve(token, Date.now() + 2 * idle), undefined, 'ended after inactivity');
+  t.is(await svc.services.webSessions.resolve(token), undefined, 'and gone for good');
 });
 
 test('without a mail relay sign-up is closed and says so, and no connection is attempted', async (t) => {
@@ -163,7 +163,7 @@ test('without a mail relay sign-up is closed and says so, and no connection is a
   const r = await web.post('/sign-up', { email: 'new@example.org', password: PASSWORD, password_again: PASSWORD });
   t.is(r.status, 403);
   t.regex(r.body, /sign_up_closed/);
-  t.throws(() => svc.services.accounts.get('new@example.org'));
+  await t.throwsAsync(() => svc.services.accounts.get('new@example.org'));
 });
 
 test('sign-up: a taken address looks the same and its owner is told; mails and sign-ups are braked; links expire and work once', async (t) => {
@@ -212,13 +212,13 @@ test('sign-up: a taken address looks the same and its owner is told; mails and s
   const token = new URL(link).searchParams.get('token')!;
   const confirm = await signedIn.get(`/verify?token=${token}`);
   t.is(confirm.status, 200);
-  t.false(svc.services.accounts.get('a@example.org').verifiedAt !== null, 'opening the link alone verifies nothing');
+  t.false((await svc.services.accounts.get('a@example.org')).verifiedAt !== null, 'opening the link alone verifies nothing');
   t.is((await signedIn.post('/verify', { token })).status, 200);
-  t.true(svc.services.accounts.get('a@example.org').verifiedAt !== null);
+  t.true((await svc.services.accounts.get('a@example.org')).verifiedAt !== null);
   const again = await signedIn.post('/verify', { token });
   t.is(again.status, 410);
   t.regex(again.body, /link_invalid/);
-  t.is(svc.services.selfService.linkUsable(token), false);
+  t.is(await svc.services.selfService.linkUsable(token), false);
 
   // overall sign-ups an hour (4: two above, then two more)
   await web.post('/sign-up', { email: 'b@example.org', password: PASSWORD, password_again: PASSWORD });
@@ -278,7 +278,7 @@ test('a job page and its files are its owner’s alone; downloads are attachment
   t.is(refused.status, 422);
   t.regex(refused.body, /width must be a whole number from 1 to 16384|JPEG has no lossless mode/);
   t.regex(refused.body, /value="99999"/);
-  const live = svc.services.db.prepare("SELECT count(*) AS n FROM uploads WHERE state IN ('uploading', 'completed') AND account_id = ?").get(svc.services.accounts.get(alice.email).id)!.n;
+  const live = svc.services.db.prepare("SELECT count(*) AS n FROM uploads WHERE state IN ('uploading', 'completed') AND account_id = ?").get((await svc.services.accounts.get(alice.email)).id)!.n;
   t.is(live, 1, 'only the first job’s input is left');
   t.false(svc.logs.join('').includes(MARKER));
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Account, AccountRepository } from '../store/repositories.ts';
+import { DuplicateError, type Account, type AccountRepository } from './ports.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
@@ -12,10 +12,11 @@ export class Accounts {
     this.#repo = repo;
   }
 
-  create(address: string, opts: { verified?: boolean } = {}): Account {
+  async create(address: string, opts: { verified?: boolean } = {}): Promise<Account> {
     const parsed = email.safeParse(address.trim());
     if (!parsed.success) throw new AppError('invalid', 'invalid_email', 'that is not an e-mail address');
-    if (this.#repo.byEmail(parsed.data)) throw new AppError('conflict', 'account_exists', 'an account with that e-mail already exists');
+    const taken = new AppError('conflict', 'account_exists', 'an account with that e-mail already exists');
+    if (await this.#repo.byEmail(parsed.data)) throw taken;
     const now = Date.now();
     const account: Account = {
       id: newId('acct', 12),
@@ -24,35 +25,40 @@ export class Accounts {
       deactivatedAt: null,
       createdAt: now,
     };
-    this.#repo.insert(account);
+    try {
+      await this.#repo.insert(account);
+    } catch (err) {
+      if (err instanceof DuplicateError) throw taken; // two sign-ups of one address at once
+      throw err;
+    }
     return account;
   }
 
-  get(address: string): Account {
-    const a = this.#repo.byEmail(address.trim());
+  async get(address: string): Promise<Account> {
+    const a = await this.#repo.byEmail(address.trim());
     if (!a) throw new AppError('not_found', 'account_not_found', 'no account with that e-mail');
     return a;
   }
 
-  byId(id: string): Account | undefined {
+  byId(id: string): Promise<Account | undefined> {
     return this.#repo.byId(id);
   }
 
-  verify(address: string): Account {
-    const a = this.get(address);
-    if (a.verifiedAt === null) this.#repo.update(a.id, { verifiedAt: Date.now() });
+  async verify(address: string): Promise<Account> {
+    const a = await this.get(address);
+    if (a.verifiedAt === null) await this.#repo.update(a.id, { verifiedAt: Date.now() });
     return this.get(address);
   }
 
-  deactivate(address: string): Account {
-    const a = this.get(address);
-    if (a.deactivatedAt === null) this.#repo.update(a.id, { deactivatedAt: Date.now() });
+  async deactivate(address: string): Promise<Account> {
+    const a = await this.get(address);
+    if (a.deactivatedAt === null) await this.#repo.update(a.id, { deactivatedAt: Date.now() });
     return this.get(address);
   }
 
-  reactivate(address: string): Account {
-    const a = this.get(address);
-    this.#repo.update(a.id, { deactivatedAt: null });
+  async reactivate(address: string): Promise<Account> {
+    const a = await this.get(address);
+    await this.#repo.update(a.id, { deactivatedAt: null });
     return this.get(address);
   }
 }

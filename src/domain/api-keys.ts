@@ -1,7 +1,7 @@
 // API keys: shown once, stored only as an HMAC under a server pepper, compared in constant
 // time. New keys carry the current prefix; keys with a former prefix stay valid.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, ApiKeyRepository } from '../store/repositories.ts';
+import type { Account, ApiKeyRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -33,12 +33,12 @@ export class ApiKeys {
   }
 
   /** Creates a key for the account; the returned key is the only copy there will ever be. */
-  issue(email: string, opts: { expiresAt?: number; prefix?: string } = {}): { id: string; key: string } {
-    const account = this.#accounts.get(email);
+  async issue(email: string, opts: { expiresAt?: number; prefix?: string } = {}): Promise<{ id: string; key: string }> {
+    const account = await this.#accounts.get(email);
     const prefix = opts.prefix ?? this.#current;
     const key = prefix + randomBytes(32).toString('base64url');
     const id = newId('key', 9);
-    this.#repo.insert({
+    await this.#repo.insert({
       id,
       accountId: account.id,
       prefix,
@@ -51,9 +51,9 @@ export class ApiKeys {
     return { id, key };
   }
 
-  list(email: string): KeyListing[] {
-    const account = this.#accounts.get(email);
-    return this.#repo.listForAccount(account.id).map((k) => ({
+  async list(email: string): Promise<KeyListing[]> {
+    const account = await this.#accounts.get(email);
+    return (await this.#repo.listForAccount(account.id)).map((k) => ({
       id: k.id,
       shown: `${k.prefix}…${k.last4}`,
       createdAt: k.createdAt,
@@ -62,13 +62,13 @@ export class ApiKeys {
     }));
   }
 
-  revoke(id: string): void {
-    if (!this.#repo.byId(id)) throw new AppError('not_found', 'key_not_found', 'no key with that id');
-    this.#repo.revoke(id, Date.now());
+  async revoke(id: string): Promise<void> {
+    if (!(await this.#repo.byId(id))) throw new AppError('not_found', 'key_not_found', 'no key with that id');
+    await this.#repo.revoke(id, Date.now());
   }
 
   /** The account a presented key belongs to, or an `unauthorized` error with one of the five codes. */
-  authenticate(presented: string | undefined, header = 'X-Api-Key'): Account {
+  async authenticate(presented: string | undefined, header = 'X-Api-Key'): Promise<Account> {
     if (presented === undefined || presented === '') {
       throw new AppError('unauthorized', 'missing_api_key', `An API key is required: send it in the ${header} header.`);
     }
@@ -77,12 +77,12 @@ export class ApiKeys {
       throw new AppError('unauthorized', 'malformed_api_key', 'The API key is not in the expected format; send the whole key, prefix included.');
     }
     const digest = this.#digest(presented);
-    const row = this.#repo.byDigest(digest);
+    const row = await this.#repo.byDigest(digest);
     const now = Date.now();
     if (!row || !timingSafeEqual(row.digest, digest) || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) {
       throw new AppError('unauthorized', 'invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired.');
     }
-    const account = this.#accounts.byId(row.accountId);
+    const account = await this.#accounts.byId(row.accountId);
     if (!account) throw new AppError('unauthorized', 'invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired.');
     if (account.deactivatedAt !== null) {
       throw new AppError('unauthorized', 'account_inactive', 'The account that owns this key cannot use the API.');

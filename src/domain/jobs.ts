@@ -7,9 +7,10 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '../log.ts';
 import type { WorkerPool } from '../queue/worker-pool.ts';
 import { LocalJobQueue, type JobQueue } from '../queue/job-queue.ts';
-import type { BlobStore, ByteSource } from '../store/blobs/blob-store.ts';
 import type {
   Account,
+  BlobStore,
+  ByteSource,
   AssetRepository,
   AssetRow,
   JobRepository,
@@ -19,7 +20,7 @@ import type {
   SessionRow,
   SessionType,
   UploadRow,
-} from '../store/repositories.ts';
+} from './ports.ts';
 import type { Scratch } from '../store/scratch.ts';
 import type { Sealer } from '../store/sealer.ts';
 import { AppError } from './errors.ts';
@@ -142,8 +143,8 @@ export class Jobs {
     this.limits = opts.limits;
     this.#queue = new LocalJobQueue<JobRow>({
       concurrency: opts.limits.workers,
-      claim: () => {
-        const job = this.#rows.claimNext(Date.now());
+      claim: async () => {
+        const job = await this.#rows.claimNext(Date.now());
         if (job) this.#changes.emit(job.id);
         return job;
       },
@@ -156,12 +157,12 @@ export class Jobs {
   }
 
   /** Puts jobs a crash interrupted back in the queue, then starts taking work. */
-  start(): void {
-    for (const job of this.#rows.inState('processing')) {
+  async start(): Promise<void> {
+    for (const job of await this.#rows.inState('processing')) {
       if (job.attempts >= MAX_ATTEMPTS) {
-        this.#finish(job, { state: 'failed', message: `The job was interrupted ${job.attempts} times and was given up.`, error: 'interrupted', report: {} });
+        await this.#finish(job, { state: 'failed', message: `The job was interrupted ${job.attempts} times and was given up.`, error: 'interrupted', report: {} });
       } else {
-        this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
+        await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
       }
     }
     this.#queue.start();
@@ -178,16 +179,16 @@ export class Jobs {
     if (typeof body.upload_uid !== 'string' || !body.upload_uid) {
       throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session to work on.');
     }
-    const session = this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
+    const session = await this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
     const expiryMs = this.#expiry(body.expiry);
     // Checked here to spare the validation; the insert below is what holds under a race.
-    const active = this.#rows.activeForSession(session.id);
+    const active = await this.#rows.activeForSession(session.id);
     if (active) throw jobInProgress(active);
-    const files = this.#uploads.listFiles(session);
+    const files = await this.#uploads.listFiles(session);
     if (files.some((f) => f.status !== 'completed')) {
       throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
     }
-    const inputs = this.#inputs(session);
+    const inputs = await this.#inputs(session);
     if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
     const { upload_uid: _u, expiry: _e, ...rest } = body;
     const options = await runner.validate(rest, session, inputs, { pool: this.#pool, scratch: this.#scratch });
@@ -211,8 +212,8 @@ export class Jobs {
       resultsState: 'none',
     };
     job.sealed = this.#sealer.seal(`job:${job.id}`, { options, inputs: inputs.map((u) => u.id) } satisfies Sealed);
-    for (let tries = 0; !this.#rows.insertIfIdle(job); tries++) {
-      const winner = this.#rows.activeForSession(session.id);
+    for (let tries = 0; !(await this.#rows.insertIfIdle(job)); tries++) {
+      const winner = await this.#rows.activeForSession(session.id);
       if (winner || tries > 0) throw jobInProgress(winner);
     }
     this.#queue.notify();
@@ -220,23 +221,23 @@ export class Jobs {
   }
 
   /** The latest job of the caller's session. */
-  latest(account: Account, uploadUid: string, product: Product): JobRow {
-    const session = this.#sessions.get(account, uploadUid, this.#runner(product).sessionTypes);
-    const job = this.#rows.latestForSession(session.id);
+  async latest(account: Account, uploadUid: string, product: Product): Promise<JobRow> {
+    const session = await this.#sessions.get(account, uploadUid, this.#runner(product).sessionTypes);
+    const job = await this.#rows.latestForSession(session.id);
     if (!job || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No job has been started on this session.');
     return job;
   }
 
   /** A job by its uid, for its owner. */
-  byUid(account: Account, jobUid: string, product: Product): JobRow {
-    const job = typeof jobUid === 'string' && jobUid.length < 80 ? this.#rows.byId(jobUid) : undefined;
+  async byUid(account: Account, jobUid: string, product: Product): Promise<JobRow> {
+    const job = typeof jobUid === 'string' && jobUid.length < 80 ? await this.#rows.byId(jobUid) : undefined;
     if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No such job.');
     return job;
   }
 
   /** A job of the account by its id, whatever its product (the web pages name jobs by id alone). */
-  owned(account: Account, jobUid: string): JobRow {
-    const job = typeof jobUid === 'string' && jobUid.length < 80 ? this.#rows.byId(jobUid) : undefined;
+  async owned(account: Account, jobUid: string): Promise<JobRow> {
+    const job = typeof jobUid === 'string' && jobUid.length < 80 ? await this.#rows.byId(jobUid) : undefined;
     if (!job || job.accountId !== account.id) throw new AppError('not_found', 'job_not_found', 'No such job.');
     return job;
   }
@@ -258,9 +259,9 @@ export class Jobs {
       this.#changes.on(job.id, done);
       signal?.addEventListener('abort', done, { once: true });
       // it may have moved between the caller's read and the subscription
-      if (this.#rows.byId(job.id)?.state !== job.state) done();
+      void this.#rows.byId(job.id).then((now) => now?.state !== job.state && done(), done);
     });
-    return this.#rows.byId(job.id) ?? job;
+    return (await this.#rows.byId(job.id)) ?? job;
   }
 
   view(job: JobRow): Record<string, unknown> {
@@ -281,7 +282,7 @@ export class Jobs {
   }
 
   /** The finished job's report and assets; 409 while it runs, 410 once its results expired. */
-  results(job: JobRow): { report: Record<string, unknown>; assets: (AssetRow & AssetPrivate)[] } {
+  async results(job: JobRow): Promise<{ report: Record<string, unknown>; assets: (AssetRow & AssetPrivate)[] }> {
     if (!TERMINAL.includes(job.state)) {
       throw new AppError('conflict', 'job_not_finished', 'The job has not finished yet; poll it until it does.', { retry_after: 2 });
     }
@@ -289,14 +290,14 @@ export class Jobs {
     const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
     return {
       report: sealed.report ?? {},
-      assets: this.#assets.forJob(job.id).map((a) => ({ ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) })),
+      assets: (await this.#assets.forJob(job.id)).map((a) => ({ ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) })),
     };
   }
 
   /** An asset for download, for its owner: 404 unknown, 410 expired. */
-  asset(account: Account, assetId: string, product: Product): { asset: AssetRow & AssetPrivate; read(range?: { start?: number; end?: number }): Readable } {
-    const a = typeof assetId === 'string' && assetId.length < 80 ? this.#assets.byId(assetId) : undefined;
-    const job = a && this.#rows.byId(a.jobId);
+  async asset(account: Account, assetId: string, product: Product): Promise<{ asset: AssetRow & AssetPrivate; read(range?: { start?: number; end?: number }): Readable }> {
+    const a = typeof assetId === 'string' && assetId.length < 80 ? await this.#assets.byId(assetId) : undefined;
+    const job = a && (await this.#rows.byId(a.jobId));
     if (!a || !job || a.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'asset_not_found', 'No such file.');
     if (a.state !== 'available' || this.expired(job)) throw new AppError('gone', 'results_expired', 'This file has expired and was destroyed.');
     return {
@@ -317,14 +318,14 @@ export class Jobs {
   async expire(now = Date.now()): Promise<number> {
     let n = 0;
     for (;;) {
-      const batch = this.#rows.resultsExpiredBefore(now, 50);
+      const batch = await this.#rows.resultsExpiredBefore(now, 50);
       if (!batch.length) return n;
       for (const job of batch) {
-        for (const a of this.#assets.forJob(job.id)) {
+        for (const a of await this.#assets.forJob(job.id)) {
           await this.#blobs.delete(a.id);
-          this.#assets.setState(a.id, 'expired');
+          await this.#assets.setState(a.id, 'expired');
         }
-        this.#rows.update(job.id, { resultsState: 'expired' });
+        await this.#rows.update(job.id, { resultsState: 'expired' });
       }
       n += batch.length;
     }
@@ -336,13 +337,13 @@ export class Jobs {
    */
   async destroyResultsOf(session: SessionRow): Promise<number> {
     const now = Date.now();
-    const done = this.#rows.forSession(session.id).filter((j) => TERMINAL.includes(j.state));
+    const done = (await this.#rows.forSession(session.id)).filter((j) => TERMINAL.includes(j.state));
     for (const job of done) {
-      for (const a of this.#assets.forJob(job.id)) {
+      for (const a of await this.#assets.forJob(job.id)) {
         await this.#blobs.delete(a.id);
-        this.#assets.setState(a.id, 'expired');
+        await this.#assets.setState(a.id, 'expired');
       }
-      this.#rows.update(job.id, {
+      await this.#rows.update(job.id, {
         resultsState: 'expired',
         expiresAt: Math.min(job.expiresAt ?? now, now),
         sealed: this.#sealer.seal(`job:${job.id}`, { options: {} } satisfies Sealed),
@@ -361,21 +362,22 @@ export class Jobs {
     const ac = new AbortController();
     this.#running.set(job.id, ac);
     const timer = setTimeout(() => ac.abort('time_limit'), this.limits.timeLimitMs);
+    let writes: Promise<unknown> = Promise.resolve();
     try {
       const runner = this.#runner(job.product);
       const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
-      const session = this.#sessionOf(job);
+      const session = await this.#sessionOf(job);
       if (!session || session.expiresAt <= Date.now()) {
-        this.#finish(job, { state: 'failed', message: 'The session expired before the job could run.', error: 'session_expired', report: {} });
+        await this.#finish(job, { state: 'failed', message: 'The session expired before the job could run.', error: 'session_expired', report: {} });
         return;
       }
-      const inputs = sealed.inputs ? this.#uploads.exactly(session, sealed.inputs) : this.#inputs(session);
+      const inputs = sealed.inputs ? await this.#uploads.exactly(session, sealed.inputs) : await this.#inputs(session);
       if (!inputs) {
-        this.#finish(job, { state: 'failed', message: 'A file of the session is no longer there; start a new session.', error: 'inputs_gone', report: {} });
+        await this.#finish(job, { state: 'failed', message: 'A file of the session is no longer there; start a new session.', error: 'inputs_gone', report: {} });
         return;
       }
       await this.#discardAssets(job.id); // a previous, interrupted attempt may have left some
-      this.#rows.update(job.id, { progress: 0, progressMessage: 'Started.' });
+      await this.#rows.update(job.id, { progress: 0, progressMessage: 'Started.' });
       let position = 0;
       let lastWrite = 0;
       const ctx: JobContext = {
@@ -391,21 +393,25 @@ export class Jobs {
           const now = Date.now();
           if (now - lastWrite < 200 && fraction < 1) return;
           lastWrite = now;
-          this.#rows.update(job.id, { progress: Math.max(0, Math.min(99, Math.floor(fraction * 100))), progressMessage: message });
+          const progress = Math.max(0, Math.min(99, Math.floor(fraction * 100)));
+          // in order, and all written before the job's end is: a late one must not overwrite it
+          writes = writes.then(() => this.#rows.update(job.id, { progress, progressMessage: message })).catch(() => {});
         },
         addAsset: (a) => this.#addAsset(job, position++, a),
       };
       const outcome = await runner.run(ctx);
+      await writes;
       if (ac.signal.aborted) throw ac.signal.reason;
-      this.#finish(job, outcome);
+      await this.#finish(job, outcome);
     } catch (err) {
+      await writes;
       if (ac.signal.reason === 'shutdown') {
         await this.#discardAssets(job.id);
-        this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' });
+        await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' });
       } else if (ac.signal.reason === 'time_limit') {
         await this.#discardAssets(job.id);
         const minutes = Math.round(this.limits.timeLimitMs / 60_000);
-        this.#finish(job, {
+        await this.#finish(job, {
           state: 'failed',
           message: `The job took longer than the limit of ${minutes >= 1 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(this.limits.timeLimitMs / 1000)} seconds`} and was stopped.`,
           error: 'time_limit',
@@ -414,7 +420,7 @@ export class Jobs {
       } else {
         this.#log.error({ err, job: job.id }, 'job failed unexpectedly');
         await this.#discardAssets(job.id).catch(() => {});
-        this.#finish(job, { state: 'failed', message: 'The job failed on our side; it may succeed if you start it again.', error: 'internal_error', report: {} });
+        await this.#finish(job, { state: 'failed', message: 'The job failed on our side; it may succeed if you start it again.', error: 'internal_error', report: {} });
       }
     } finally {
       clearTimeout(timer);
@@ -422,12 +428,12 @@ export class Jobs {
     }
   }
 
-  #finish(job: JobRow, outcome: RunOutcome): void {
+  async #finish(job: JobRow, outcome: RunOutcome): Promise<void> {
     const now = Date.now();
-    const hasAssets = this.#assets.forJob(job.id).length > 0;
+    const hasAssets = (await this.#assets.forJob(job.id)).length > 0;
     const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
     for (const k of this.#runners.get(job.product)?.secretOptions ?? []) delete sealed.options[k];
-    this.#rows.update(job.id, {
+    await this.#rows.update(job.id, {
       state: outcome.state,
       progress: outcome.state === 'failed' ? job.progress : 100,
       progressMessage: outcome.message,
@@ -462,26 +468,26 @@ export class Jobs {
       state: 'available',
       createdAt: Date.now(),
     };
-    this.#assets.insert(row);
+    await this.#assets.insert(row);
     return row;
   }
 
   async #discardAssets(jobId: string): Promise<void> {
-    for (const a of this.#assets.forJob(jobId)) {
+    for (const a of await this.#assets.forJob(jobId)) {
       await this.#blobs.delete(a.id);
-      this.#assets.delete(a.id);
+      await this.#assets.delete(a.id);
     }
   }
 
-  #sessionOf(job: JobRow): SessionRow | undefined {
+  async #sessionOf(job: JobRow): Promise<SessionRow | undefined> {
     try {
-      return this.#sessions.byIdUnchecked(job.sessionId);
+      return await this.#sessions.byIdUnchecked(job.sessionId);
     } catch {
       return undefined;
     }
   }
 
-  #inputs(session: SessionRow): UploadRow[] {
+  #inputs(session: SessionRow): Promise<UploadRow[]> {
     return this.#uploads.completedIn(session);
   }
 

@@ -1,4 +1,4 @@
-import type { SettingsRepository } from '../store/repositories.ts';
+import type { SettingsRepository } from './ports.ts';
 
 // On when the configuration says so, or when an operator turned it on with the CLI
 // (which the running service sees on its next request, without a restart).
@@ -13,12 +13,12 @@ export class Maintenance {
     this.retryAfterS = retryAfterS;
   }
 
-  isOn(): boolean {
-    return this.#fromConfig || this.#settings.get('maintenance') === 'on';
+  async isOn(): Promise<boolean> {
+    return this.#fromConfig || (await this.#settings.get('maintenance')) === 'on';
   }
 
-  set(on: boolean): void {
-    if (on) this.#settings.set('maintenance', 'on');
-    else this.#settings.delete('maintenance');
+  async set(on: boolean): Promise<void> {
+    if (on) await this.#settings.set('maintenance', 'on');
+    else await this.#settings.delete('maintenance');
   }
 }

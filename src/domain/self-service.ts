@@ -5,7 +5,7 @@
 // same time (an unknown address is checked against a hash no password matches).
 import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { Account, AccountRepository, MailTokenRepository } from '../store/repositories.ts';
+import type { Account, AccountRepository, MailTokenRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
 import { alreadyRegisteredMail, verificationMail, type Mailer, type MailMessage } from './mail.ts';
@@ -58,14 +58,14 @@ export class SelfService {
     this.#brakes.signUp();
     this.#brakes.mail(email);
     const hash = await hashPassword(password); // hashed for a taken address too: both answers take as long
-    const existing = this.#repo.byEmail(email);
+    const existing = await this.#repo.byEmail(email);
     if (existing) {
       await this.#send(mailer, alreadyRegisteredMail(existing.email, links.signIn));
       return { email };
     }
-    const account = this.#accounts.create(email);
-    this.#repo.setPasswordHash(account.id, hash);
-    await this.#send(mailer, verificationMail(account.email, links.verify(this.#issue(account)), this.#linkLifeMs));
+    const account = await this.#accounts.create(email);
+    await this.#repo.setPasswordHash(account.id, hash);
+    await this.#send(mailer, verificationMail(account.email, links.verify(await this.#issue(account)), this.#linkLifeMs));
     return { email: account.email };
   }
 
@@ -75,8 +75,8 @@ export class SelfService {
     const password = typeof input.password === 'string' ? input.password : '';
     if (!email || !password) throw new AppError('invalid', 'missing_credentials', 'Enter your e-mail address and your password.');
     this.#brakes.beforeSignIn(email);
-    const account = this.#repo.byEmail(email);
-    const hash = account && this.#repo.passwordHash(account.id);
+    const account = await this.#repo.byEmail(email);
+    const hash = account && (await this.#repo.passwordHash(account.id));
     const ok = password.length <= PASSWORD_MAX && (await verifyPassword(password, hash ?? NO_ACCOUNT_HASH));
     if (!ok || !account || !hash) {
       this.#brakes.signInFailed(email);
@@ -92,42 +92,42 @@ export class SelfService {
     if (!mailer) throw new AppError('forbidden', 'mail_off', 'This service sends no mail; ask the operator to verify your address.');
     if (account.verifiedAt !== null) throw new AppError('conflict', 'already_verified', 'Your address is already verified.');
     this.#brakes.mail(account.email);
-    await this.#send(mailer, verificationMail(account.email, links.verify(this.#issue(account)), this.#linkLifeMs));
+    await this.#send(mailer, verificationMail(account.email, links.verify(await this.#issue(account)), this.#linkLifeMs));
   }
 
   /** Whether a link's token can still be used (the page asks before it is spent). */
-  linkUsable(token: unknown, now = Date.now()): boolean {
-    const row = typeof token === 'string' && TOKEN.test(token) ? this.#tokens.byDigest(this.#digest(token)) : undefined;
+  async linkUsable(token: unknown, now = Date.now()): Promise<boolean> {
+    const row = typeof token === 'string' && TOKEN.test(token) ? await this.#tokens.byDigest(this.#digest(token)) : undefined;
     return !!row && row.usedAt === null && row.expiresAt > now;
   }
 
   /** Spends a verification link: its account's address is verified. */
-  verify(token: unknown, now = Date.now()): Account {
+  async verify(token: unknown, now = Date.now()): Promise<Account> {
     this.#brakes.beforeVerify();
     const digest = typeof token === 'string' && TOKEN.test(token) ? this.#digest(token) : undefined;
-    const row = digest && this.#tokens.byDigest(digest);
-    if (!row || row.usedAt !== null || row.expiresAt <= now || !this.#tokens.use(row.digest, now)) {
+    const row = digest && (await this.#tokens.byDigest(digest));
+    if (!row || row.usedAt !== null || row.expiresAt <= now || !(await this.#tokens.use(row.digest, now))) {
       this.#brakes.verifyFailed();
       throw new AppError('gone', 'link_invalid', 'This link is not valid: it was used, it expired, or it was cut short. Sign in and send a new one from your account page.');
     }
-    const account = this.#accounts.byId(row.accountId);
+    const account = await this.#accounts.byId(row.accountId);
     if (!account) throw new AppError('gone', 'link_invalid', 'This link is not valid: its account is gone.');
     return this.#accounts.verify(account.email);
   }
 
   /** Sets (or replaces) the web password of an account (the command line's way). */
   async setPassword(account: Account, password: unknown): Promise<void> {
-    this.#repo.setPasswordHash(account.id, await hashPassword(checkedPassword(password)));
+    await this.#repo.setPasswordHash(account.id, await hashPassword(checkedPassword(password)));
   }
 
-  sweep(now = Date.now()): number {
+  sweep(now = Date.now()): Promise<number> {
     return this.#tokens.deleteExpired(now);
   }
 
-  #issue(account: Account): string {
+  async #issue(account: Account): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const now = Date.now();
-    this.#tokens.insert({ digest: this.#digest(token), accountId: account.id, purpose: 'verify', createdAt: now, expiresAt: now + this.#linkLifeMs, usedAt: null });
+    await this.#tokens.insert({ digest: this.#digest(token), accountId: account.id, purpose: 'verify', createdAt: now, expiresAt: now + this.#linkLifeMs, usedAt: null });
     return token;
   }
 

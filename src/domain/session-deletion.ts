@@ -1,7 +1,7 @@
 // Deleting a session: its files and whatever its jobs left are destroyed now, not when the
 // session would have expired. Refused while a job is queued or running on it (that job reads
 // the files), so nothing is pulled from under a running job.
-import type { Account, SessionType } from '../store/repositories.ts';
+import type { Account, SessionType } from './ports.ts';
 import type { Jobs } from './jobs.ts';
 import type { Sessions } from './sessions.ts';
 import type { Uploads } from './uploads.ts';
@@ -20,10 +20,10 @@ export async function deleteSession(
   uploadUid: string,
   types?: readonly SessionType[],
 ): Promise<SessionDeleted> {
-  const session = d.sessions.get(account, uploadUid, types);
-  d.sessions.assertIdle(session); // 409 session_busy, naming the job
+  const session = await d.sessions.get(account, uploadUid, types);
+  await d.sessions.assertIdle(session); // 409 session_busy, naming the job
   // Ended first, in the same tick as the check: no upload or job start gets in after it.
-  d.sessions.end(session);
+  await d.sessions.end(session);
   const files = await d.uploads.destroyIn(session);
   const jobs = await d.jobs.destroyResultsOf(session);
   return { upload_uid: session.id, type: session.type, deleted: true, files_destroyed: files, jobs_destroyed: jobs };

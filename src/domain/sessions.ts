@@ -1,6 +1,6 @@
 // A session groups the files of one task (a hide, a reveal, an analysis, a conversion).
 // It belongs to one account and lives a fixed time; afterwards every call on it is 410.
-import type { Account, JobRepository, SessionRepository, SessionRow, SessionType } from '../store/repositories.ts';
+import type { Account, JobRepository, SessionRepository, SessionRow, SessionType } from './ports.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
@@ -37,10 +37,10 @@ export class Sessions {
     this.limits = limits;
   }
 
-  create(account: Account, type: SessionType): SessionRow {
+  async create(account: Account, type: SessionType): Promise<SessionRow> {
     const now = Date.now();
     const row: SessionRow = { id: newId('up', 16), accountId: account.id, type, createdAt: now, expiresAt: now + this.limits.sessionLifeMs };
-    this.#repo.insert(row);
+    await this.#repo.insert(row);
     return row;
   }
 
@@ -48,8 +48,8 @@ export class Sessions {
    * The caller's session: 404 when it does not exist, is another account's, or is not one
    * of the expected types (indistinguishable on purpose); 410 once its life is over.
    */
-  get(account: Account, id: string, types?: readonly SessionType[]): SessionRow {
-    const row = typeof id === 'string' && id.length <= 64 ? this.#repo.byId(id) : undefined;
+  async get(account: Account, id: string, types?: readonly SessionType[]): Promise<SessionRow> {
+    const row = typeof id === 'string' && id.length <= 64 ? await this.#repo.byId(id) : undefined;
     if (!row || row.accountId !== account.id || (types && !types.includes(row.type))) {
       throw new AppError('not_found', 'session_not_found', 'No such session.');
     }
@@ -63,8 +63,8 @@ export class Sessions {
    * A session's files are frozen while a job is queued or running on it: the job reads exactly
    * the files it validated at start, so none may be added or removed under it (409).
    */
-  assertIdle(row: SessionRow): void {
-    const job = this.#jobs.activeForSession(row.id);
+  async assertIdle(row: SessionRow): Promise<void> {
+    const job = await this.#jobs.activeForSession(row.id);
     if (job) {
       throw new AppError('conflict', 'session_busy', "A job is queued or running on this session: its files cannot change until the job ends; poll it, or start a new session.", {
         job_uid: job.id,
@@ -73,12 +73,12 @@ export class Sessions {
   }
 
   /** Ends the session now (its owner deleted it): from here on every call on it answers 410. */
-  end(row: SessionRow): void {
-    this.#repo.end(row.id, Date.now());
+  async end(row: SessionRow): Promise<void> {
+    await this.#repo.end(row.id, Date.now());
   }
 
   /** For the job engine, which already knows whose session it is. */
-  byIdUnchecked(id: string): SessionRow | undefined {
+  byIdUnchecked(id: string): Promise<SessionRow | undefined> {
     return this.#repo.byId(id);
   }
 

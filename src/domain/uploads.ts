@@ -3,8 +3,19 @@
 // The offset of an upload is always the authenticated size of its stored bytes, so it can
 // never claim bytes that are not durably on disk.
 import { createHmac } from 'node:crypto';
-import { BlobNotFoundError, OffsetMismatchError, SizeLimitError, type BlobStore, type ByteSource } from '../store/blobs/blob-store.ts';
-import type { Account, SessionRow, UploadRepository, UploadRow, UploadVia } from '../store/repositories.ts';
+import {
+  BlobNotFoundError,
+  DuplicateError,
+  OffsetMismatchError,
+  SizeLimitError,
+  type Account,
+  type BlobStore,
+  type ByteSource,
+  type SessionRow,
+  type UploadRepository,
+  type UploadRow,
+  type UploadVia,
+} from './ports.ts';
 import type { Sealer } from '../store/sealer.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -105,13 +116,13 @@ export class Uploads {
 
   /** DELETE of a media-url: 404 unknown, 410 deleted or expired. */
   async deleteMediaUrl(account: Account, key: string): Promise<void> {
-    const row = this.#owned(account, key, 'v1');
+    const row = await this.#owned(account, key, 'v1');
     if (row.state === 'deleted' || row.state === 'expired') throw gone(row);
     if (row.expiresAt <= Date.now()) {
       await this.#end(row, 'expired');
       throw gone({ ...row, state: 'expired' });
     }
-    this.#assertIdle(row);
+    await this.#assertIdle(row);
     await this.#end(row, 'deleted');
   }
 
@@ -125,10 +136,10 @@ export class Uploads {
       const at = await this.#blobs.size(row.id);
       throw new AppError('invalid', 'upload_incomplete', `The upload of this media-url is not complete: ${at} of ${row.size} bytes arrived. Finish it before starting a job.`, { upload_offset: at });
     }
-    const existing = row.sessionId ? this.#sessions.byIdUnchecked(row.sessionId) : undefined;
+    const existing = row.sessionId ? await this.#sessions.byIdUnchecked(row.sessionId) : undefined;
     if (existing && existing.accountId === account.id && existing.type === type && existing.expiresAt > Date.now()) return existing;
-    const session = this.#sessions.create(account, type);
-    this.#rows.attach(row.id, session.id, 1);
+    const session = await this.#sessions.create(account, type);
+    await this.#rows.attach(row.id, session.id, 1);
     return session;
   }
 
@@ -138,12 +149,12 @@ export class Uploads {
    * Checks that a file may join a session at this step: the session is the caller's and
    * alive, the step fits its type, and the step has room for one more file.
    */
-  admit(account: Account, input: { uploadUid: unknown; step: unknown; size?: number }): { session: SessionRow; step: number } {
+  async admit(account: Account, input: { uploadUid: unknown; step: unknown; size?: number }): Promise<{ session: SessionRow; step: number }> {
     if (typeof input.uploadUid !== 'string' || input.uploadUid === '') {
       throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
     }
-    const session = this.#sessions.get(account, input.uploadUid);
-    this.#sessions.assertIdle(session);
+    const session = await this.#sessions.get(account, input.uploadUid);
+    await this.#sessions.assertIdle(session);
     const step = typeof input.step === 'number' ? input.step : typeof input.step === 'string' && /^\d{1,2}$/.test(input.step) ? Number(input.step) : NaN;
     const rules = stepRules(session.type, this.limits.sessionMaxFiles);
     const rule = rules[step];
@@ -151,7 +162,7 @@ export class Uploads {
       const allowed = Object.keys(rules).join(' or ');
       throw new AppError('invalid', 'invalid_step', `A ${session.type} session takes step ${allowed}; got ${JSON.stringify(input.step ?? null)}.`);
     }
-    const taken = this.#rows.liveInSession(session.id).filter((u) => u.step === step).length;
+    const taken = (await this.#rows.liveInSession(session.id)).filter((u) => u.step === step).length;
     if (taken >= rule.max) {
       throw new AppError('invalid', 'step_full', `A ${session.type} session takes at most ${rule.max} ${rule.what} file${rule.max === 1 ? '' : 's'} at step ${step}.`);
     }
@@ -168,16 +179,16 @@ export class Uploads {
     body: ByteSource,
   ): Promise<FileView> {
     const clientUploadId = cleanClientId(input.clientUploadId);
-    const { session, step } = this.admit(account, { uploadUid: input.uploadUid, step: input.step, size: input.contentLength });
+    const { session, step } = await this.admit(account, { uploadUid: input.uploadUid, step: input.step, size: input.contentLength });
     const name = cleanName(input.name);
     const clientRef = clientUploadId === undefined ? null : this.#clientRef(session.id, clientUploadId);
     if (clientRef) {
-      const first = this.#rows.byClientRef(session.id, clientRef);
+      const first = await this.#rows.byClientRef(session.id, clientRef);
       if (first?.state === 'completed') return this.view(first);
       if (first?.state === 'uploading') {
         throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is still in progress.');
       }
-      if (first) this.#rows.delete(first.id); // deleted or expired: the id may be used again
+      if (first) await this.#rows.delete(first.id); // deleted or expired: the id may be used again
     }
     const row = await this.#begin(account, {
       via: 'direct',
@@ -207,7 +218,7 @@ export class Uploads {
    */
   async streamed(account: Account, input: { uploadUid: string; step: number; name: unknown }, body: ByteSource, maxBytes: number): Promise<FileView> {
     const cap = Math.min(maxBytes, this.limits.fileMax);
-    const { session, step } = this.admit(account, { uploadUid: input.uploadUid, step: input.step });
+    const { session, step } = await this.admit(account, { uploadUid: input.uploadUid, step: input.step });
     const name = cleanName(input.name);
     const row = await this.#begin(account, { via: 'direct', session, step, size: cap, lifeMs: session.expiresAt - Date.now(), secret: { name }, clientRef: null });
     let size: number;
@@ -218,7 +229,7 @@ export class Uploads {
       if (err instanceof SizeLimitError) throw new AppError('too_large', 'file_too_large', `A file is over the limit of ${cap} bytes for one upload; nothing was stored.`, { max_upload_bytes: cap });
       throw err;
     }
-    this.#rows.complete(row.id, size, Date.now());
+    await this.#rows.complete(row.id, size, Date.now());
     return this.view({ ...row, size, state: 'completed' });
   }
 
@@ -243,61 +254,60 @@ export class Uploads {
 
   /** Appends a PATCH body; bytes that arrived before a broken connection are kept. */
   async appendTus(id: string, body: ByteSource, offset: number): Promise<number> {
-    const row = this.#rows.byId(id);
+    const row = await this.#rows.byId(id);
     if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
-    this.#assertIdle(row);
+    await this.#assertIdle(row);
     return this.#append(row, body, { expectOffset: offset, maxBytes: row.size - offset, keepPartial: true });
   }
 
   /** A TUS upload as @tus/server needs it, for its owner only. */
   async tusState(id: string): Promise<{ row: UploadRow; offset: number; metadata: Record<string, string | null> }> {
-    const row = STORAGE_UID.test(id) ? this.#rows.byId(id) : undefined;
+    const row = STORAGE_UID.test(id) ? await this.#rows.byId(id) : undefined;
     if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
     const offset = await this.#blobs.size(id);
     return { row, offset, metadata: this.#secret(row).metadata ?? {} };
   }
 
   /** The upload, if the account owns it (and it came in that way, when `via` is given); 404 otherwise. */
-  owned(account: Account, id: string, via?: UploadVia): UploadRow {
+  owned(account: Account, id: string, via?: UploadVia): Promise<UploadRow> {
     return this.#owned(account, id, via);
   }
 
   /** TUS termination: only a TUS upload, and not while a job works on its session. */
   async remove(id: string): Promise<void> {
-    const row = this.#rows.byId(id);
+    const row = await this.#rows.byId(id);
     if (!row || row.via !== 'tus') throw new BlobNotFoundError('no such upload');
     if (row.state !== 'uploading' && row.state !== 'completed') return;
-    this.#assertIdle(row);
+    await this.#assertIdle(row);
     await this.#end(row, 'deleted');
   }
 
   /** Removes every trace of a TUS upload whose creation request failed: it was never handed out. */
   async abandon(id: string): Promise<void> {
-    const row = this.#rows.byId(id);
+    const row = await this.#rows.byId(id);
     if (row?.via === 'tus' && row.state !== 'deleted' && row.state !== 'expired') await this.#discard(row);
   }
 
   /** Destroys the bytes and keys of every live upload of a deleted session. Returns how many. */
   async destroyIn(session: SessionRow): Promise<number> {
-    const rows = this.#rows.liveInSession(session.id);
+    const rows = await this.#rows.liveInSession(session.id);
     for (const row of rows) await this.#end(row, 'deleted');
     return rows.length;
   }
 
-  listFiles(session: SessionRow): FileView[] {
-    return this.#rows.liveInSession(session.id).map((r) => this.view(r));
+  async listFiles(session: SessionRow): Promise<FileView[]> {
+    return (await this.#rows.liveInSession(session.id)).map((r) => this.view(r));
   }
 
   /** Exactly these completed uploads of the session, in this order; undefined if one is gone. */
-  exactly(session: SessionRow, ids: readonly string[]): UploadRow[] | undefined {
-    const rows = ids.map((id) => this.#rows.byId(id));
+  async exactly(session: SessionRow, ids: readonly string[]): Promise<UploadRow[] | undefined> {
+    const rows = await Promise.all(ids.map((id) => this.#rows.byId(id)));
     return rows.every((r) => r && r.sessionId === session.id && r.state === 'completed') ? (rows as UploadRow[]) : undefined;
   }
 
   /** The session's completed uploads by step, then in the order they arrived. */
-  completedIn(session: SessionRow): UploadRow[] {
-    return this.#rows
-      .liveInSession(session.id)
+  async completedIn(session: SessionRow): Promise<UploadRow[]> {
+    return (await this.#rows.liveInSession(session.id))
       .filter((r) => r.state === 'completed')
       .sort((a, b) => a.step - b.step || a.createdAt - b.createdAt);
   }
@@ -326,7 +336,7 @@ export class Uploads {
   async expire(now = Date.now()): Promise<number> {
     let n = 0;
     for (;;) {
-      const batch = this.#rows.expiredBefore(now, 100);
+      const batch = await this.#rows.expiredBefore(now, 100);
       if (!batch.length) return n;
       for (const row of batch) await this.#end(row, 'expired');
       n += batch.length;
@@ -338,7 +348,7 @@ export class Uploads {
    * discarded whole (TUS and v1 uploads resume instead). Returns how many.
    */
   async recover(): Promise<number> {
-    const stale = this.#rows.byViaState('direct', 'uploading');
+    const stale = await this.#rows.byViaState('direct', 'uploading');
     for (const row of stale) await this.#discard(row);
     return stale.length;
   }
@@ -376,15 +386,15 @@ export class Uploads {
       endedAt: null,
     };
     try {
-      this.#rows.insert(row);
+      await this.#rows.insert(row);
     } catch (err) {
-      if (/UNIQUE/.test(String(err))) throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is already under way.');
+      if (err instanceof DuplicateError) throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is already under way.');
       throw err;
     }
     try {
       await this.#blobs.create(id);
     } catch (err) {
-      this.#rows.delete(id);
+      await this.#rows.delete(id);
       throw err;
     }
     return row;
@@ -403,12 +413,12 @@ export class Uploads {
       if (err instanceof BlobNotFoundError) throw new AppError('gone', 'upload_deleted', 'This upload was deleted or expired while it arrived; nothing was kept.');
       throw err;
     }
-    if (next === row.size && row.state !== 'completed') this.#rows.setState(row.id, 'completed', Date.now());
+    if (next === row.size && row.state !== 'completed') await this.#rows.setState(row.id, 'completed', Date.now());
     return next;
   }
 
-  #owned(account: Account, id: string, via?: UploadVia): UploadRow {
-    const row = typeof id === 'string' && STORAGE_UID.test(id) ? this.#rows.byId(id) : undefined;
+  async #owned(account: Account, id: string, via?: UploadVia): Promise<UploadRow> {
+    const row = typeof id === 'string' && STORAGE_UID.test(id) ? await this.#rows.byId(id) : undefined;
     if (!row || row.accountId !== account.id || (via && row.via !== via)) {
       throw new AppError('not_found', 'upload_not_found', 'No such upload.');
     }
@@ -417,7 +427,7 @@ export class Uploads {
 
   /** A live upload of the caller; an expired one is destroyed on the spot. */
   async #live(account: Account, id: string, via: UploadVia): Promise<UploadRow> {
-    const row = this.#owned(account, id, via);
+    const row = await this.#owned(account, id, via);
     if (row.state === 'deleted' || row.state === 'expired') throw gone(row);
     if (row.expiresAt <= Date.now()) {
       await this.#end(row, 'expired');
@@ -429,19 +439,19 @@ export class Uploads {
   /** Destroys the bytes; keeps a tombstone row so later calls can answer 410. */
   async #end(row: UploadRow, state: 'deleted' | 'expired'): Promise<void> {
     await this.#blobs.delete(row.id);
-    this.#rows.setState(row.id, state, Date.now());
+    await this.#rows.setState(row.id, state, Date.now());
   }
 
   /** Removes every trace of an upload that never completed (a cut-short direct upload). */
   async #discard(row: UploadRow): Promise<void> {
     await this.#blobs.delete(row.id);
-    this.#rows.delete(row.id);
+    await this.#rows.delete(row.id);
   }
 
   /** 409 while a job is queued or running on the upload's session (its files are frozen). */
-  #assertIdle(row: UploadRow): void {
-    const session = row.sessionId ? this.#sessions.byIdUnchecked(row.sessionId) : undefined;
-    if (session) this.#sessions.assertIdle(session);
+  async #assertIdle(row: UploadRow): Promise<void> {
+    const session = row.sessionId ? await this.#sessions.byIdUnchecked(row.sessionId) : undefined;
+    if (session) await this.#sessions.assertIdle(session);
   }
 
   #secret(row: UploadRow): UploadPrivate {

@@ -6,7 +6,7 @@
 // Visitors who are not signed in get a token too (for the sign-in and sign-up forms); it is
 // just as random but maps to no row.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, AccountRepository, WebSessionRepository } from '../store/repositories.ts';
+import type { Account, AccountRepository, WebSessionRepository } from './ports.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -36,33 +36,33 @@ export class WebSessions {
   }
 
   /** Signs the account in under a new token (never the one the browser had: no fixation). */
-  open(account: Account, now = Date.now()): string {
+  async open(account: Account, now = Date.now()): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    this.#rows.insert({ digest: this.#digest(token), accountId: account.id, createdAt: now, seenAt: now, expiresAt: this.#expiry(now, now) });
+    await this.#rows.insert({ digest: this.#digest(token), accountId: account.id, createdAt: now, seenAt: now, expiresAt: this.#expiry(now, now) });
     return token;
   }
 
   /** The signed-in account of a token, moving the inactivity limit on; undefined when none. */
-  resolve(token: string | undefined, now = Date.now()): Account | undefined {
+  async resolve(token: string | undefined, now = Date.now()): Promise<Account | undefined> {
     if (!token || !TOKEN.test(token)) return undefined;
     const digest = this.#digest(token);
-    const row = this.#rows.byDigest(digest);
+    const row = await this.#rows.byDigest(digest);
     if (!row) return undefined;
-    const account = this.#accounts.byId(row.accountId);
+    const account = await this.#accounts.byId(row.accountId);
     if (row.expiresAt <= now || !account || account.deactivatedAt !== null) {
-      this.#rows.delete(digest);
+      await this.#rows.delete(digest);
       return undefined;
     }
-    this.#rows.touch(digest, now, this.#expiry(row.createdAt, now));
+    await this.#rows.touch(digest, now, this.#expiry(row.createdAt, now));
     return account;
   }
 
-  close(token: string | undefined): void {
-    if (token && TOKEN.test(token)) this.#rows.delete(this.#digest(token));
+  async close(token: string | undefined): Promise<void> {
+    if (token && TOKEN.test(token)) await this.#rows.delete(this.#digest(token));
   }
 
   /** Ends every web session of the account (its password changed, it was deactivated). */
-  closeAll(accountId: string): number {
+  closeAll(accountId: string): Promise<number> {
     return this.#rows.deleteForAccount(accountId);
   }
 
@@ -75,7 +75,7 @@ export class WebSessions {
     return timingSafeEqual(Buffer.from(this.csrf(token)), Buffer.from(presented));
   }
 
-  sweep(now = Date.now()): number {
+  sweep(now = Date.now()): Promise<number> {
     return this.#rows.deleteExpired(now);
   }
 

@@ -2,7 +2,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Network } from '../config.ts';
 import type { RateLimits } from '../domain/rate-limits.ts';
-import type { Account } from '../store/repositories.ts';
+import type { Account } from '../domain/ports.ts';
 
 export interface AppState {
   requestId: string;

@@ -12,14 +12,16 @@ export interface JobQueue {
 
 export class LocalJobQueue<T> implements JobQueue {
   readonly #concurrency: number;
-  readonly #claim: () => T | undefined;
+  readonly #claim: () => Promise<T | undefined>;
   readonly #run: (item: T) => Promise<void>;
   readonly #running = new Set<Promise<void>>();
   #started = false;
   #stopped = false;
+  #claiming = false;
+  #again = false;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(opts: { concurrency: number; claim: () => T | undefined; run: (item: T) => Promise<void>; pollMs?: number }) {
+  constructor(opts: { concurrency: number; claim: () => Promise<T | undefined>; run: (item: T) => Promise<void>; pollMs?: number }) {
     this.#concurrency = opts.concurrency;
     this.#claim = opts.claim;
     this.#run = opts.run;
@@ -34,10 +36,25 @@ export class LocalJobQueue<T> implements JobQueue {
 
   notify(): void {
     if (!this.#started || this.#stopped) return;
-    while (this.#running.size < this.#concurrency) {
+    if (this.#claiming) {
+      this.#again = true; // asked while a claim is under way: look once more after it
+      return;
+    }
+    this.#claiming = true;
+    void this.#fill().finally(() => {
+      this.#claiming = false;
+      if (this.#again) {
+        this.#again = false;
+        this.notify();
+      }
+    });
+  }
+
+  async #fill(): Promise<void> {
+    while (!this.#stopped && this.#running.size < this.#concurrency) {
       let item: T | undefined;
       try {
-        item = this.#claim();
+        item = await this.#claim();
       } catch {
         return; // the row store is unavailable (shutting down); the next tick tries again
       }

@@ -37,8 +37,8 @@ export async function freePort(): Promise<number> {
 /** Creates a verified account in the data folder (with the real services) and returns its key. */
 export async function keyFor(dataDir: string, email: string): Promise<string> {
   const s = await createServices(loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_LOG_LEVEL: 'silent' }));
-  s.accounts.create(email, { verified: true });
-  const { key } = s.apiKeys.issue(email);
+  await s.accounts.create(email, { verified: true });
+  const { key } = await s.apiKeys.issue(email);
   await s.close();
   return key;
 }

@@ -18,7 +18,7 @@ export interface RunningService {
   logs: string[];
   dataDir: string;
   /** A verified account and a working key. */
-  account(email?: string): { email: string; key: string };
+  account(email?: string): Promise<{ email: string; key: string }>;
   /** POSTs JSON with the key; returns status, headers and parsed body. */
   api(method: string, path: string, key: string, body?: unknown, network?: Network): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
@@ -57,7 +57,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     },
   });
   const services = await createServices(config, { logDestination: sink });
-  services.jobs.start();
+  await services.jobs.start();
   const listeners: Listener[] = [];
   const url = {} as Record<Network, string>;
   for (const network of NETWORKS) {
@@ -75,9 +75,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     listeners,
     logs,
     dataDir,
-    account(email = `user${++n}-${Date.now()}@example.org`) {
-      services.accounts.create(email, { verified: true });
-      return { email, key: services.apiKeys.issue(email).key };
+    async account(email = `user${++n}-${Date.now()}@example.org`) {
+      await services.accounts.create(email, { verified: true });
+      return { email, key: (await services.apiKeys.issue(email)).key };
     },
     async api(method, path, key, body, network = 'clearnet') {
       const res = await fetch(`${url[network]}${path}`, {

@@ -9,7 +9,7 @@ import type { ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
 import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
-import type { UploadRow } from '../../store/repositories.ts';
+import type { UploadRow } from '../ports.ts';
 import type { Scratch } from '../../store/scratch.ts';
 import { AppError } from '../errors.ts';
 import type { Uploads } from '../uploads.ts';

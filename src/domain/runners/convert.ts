@@ -8,7 +8,7 @@ import { parseConvertOptions, type ConvertOptions } from '../../media/convert/op
 import type { MediaLimits } from '../../media/limits.ts';
 import { sniff } from '../../media/probe.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
-import type { SessionRow, UploadRow } from '../../store/repositories.ts';
+import type { SessionRow, UploadRow } from '../ports.ts';
 import { AppError } from '../errors.ts';
 import { refuseOverLimits } from './convert-limits.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';

@@ -13,7 +13,7 @@ import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
 import { NOTHING_FOUND, sealingKeys } from '../../media/stego/stream.ts';
 import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
 import type { Scratch } from '../../store/scratch.ts';
-import type { UploadRow } from '../../store/repositories.ts';
+import type { UploadRow } from '../ports.ts';
 import { AppError } from '../errors.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';

@@ -14,8 +14,8 @@ import { validate } from '../schemas/validate.ts';
  * The per-file items of an analyse job, as both interfaces answer them: assets become
  * download paths on the network the request came in on; tips are left out unless asked for.
  */
-export function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Record<string, unknown>[] {
-  const { report, assets } = jobs.results(job);
+export async function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Promise<Record<string, unknown>[]> {
+  const { report, assets } = await jobs.results(job);
   const tips = report.tips !== false;
   const byId = new Map(assets.map((a) => [a.id, a]));
   return ((report.files as AnalysedFile[] | undefined) ?? []).map((f) => {
@@ -36,13 +36,13 @@ export function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results
 }
 
 /** A finished analyse job's result: one item per file (REST and MCP). */
-export function analyseResult(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Record<string, unknown> {
+export async function analyseResult(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Promise<Record<string, unknown>> {
   return {
     job_uid: job.id,
     status: job.state,
     message: job.progressMessage,
     expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
-    files: analyseItems(ctx, jobs, job),
+    files: await analyseItems(ctx, jobs, job),
   };
 }
 
@@ -59,15 +59,15 @@ export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
   });
 
   router.get('/api/analyse/job/:uid', auth, async (ctx) => {
-    await answerPoll(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse'));
+    await answerPoll(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse'));
   });
 
-  router.get('/api/analyse/result/:job', auth, (ctx) => {
-    ctx.body = analyseResult(ctx, jobs, jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse'));
+  router.get('/api/analyse/result/:job', auth, async (ctx) => {
+    ctx.body = await analyseResult(ctx, jobs, await jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse'));
   });
 
-  router.get('/api/analyse/asset/:asset', auth, (ctx) => {
-    const { asset, read } = jobs.asset(ctx.state.account!, ctx.params.asset, 'analyse');
+  router.get('/api/analyse/asset/:asset', auth, async (ctx) => {
+    const { asset, read } = await jobs.asset(ctx.state.account!, ctx.params.asset, 'analyse');
     sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` }, read);
   });
 

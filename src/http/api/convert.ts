@@ -3,7 +3,7 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import { readObject } from '../body.ts';
-import type { JobRow } from '../../store/repositories.ts';
+import type { JobRow } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { answerPoll, answerStart, resultFile } from './results.ts';
 import { sendFile } from '../download.ts';
@@ -12,8 +12,8 @@ import { jobStartBodies } from '../schemas/jobs.ts';
 import { validate } from '../schemas/validate.ts';
 
 /** A finished convert job's results, download URLs on the request's network (REST and MCP). */
-export function convertResults(ctx: Ctx, jobs: Jobs, job: JobRow): Record<string, unknown> {
-  const { report, assets } = jobs.results(job);
+export async function convertResults(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<Record<string, unknown>> {
+  const { report, assets } = await jobs.results(job);
   return {
     job_uid: job.id,
     status: job.state,
@@ -36,15 +36,15 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
   });
 
   router.get('/api/convert/job/:uid', auth, async (ctx) => {
-    await answerPoll(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
+    await answerPoll(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
   });
 
-  router.get('/api/convert/job/:uid/results', auth, (ctx) => {
-    ctx.body = convertResults(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
+  router.get('/api/convert/job/:uid/results', auth, async (ctx) => {
+    ctx.body = await convertResults(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
   });
 
-  router.get('/api/convert/download/:asset', auth, (ctx) => {
-    const { asset, read } = jobs.asset(ctx.state.account!, ctx.params.asset, 'convert');
+  router.get('/api/convert/download/:asset', auth, async (ctx) => {
+    const { asset, read } = await jobs.asset(ctx.state.account!, ctx.params.asset, 'convert');
     sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: asset.outputName ?? asset.name }, read);
   });
 

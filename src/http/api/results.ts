@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors.ts';
 import type { AssetPrivate, Jobs } from '../../domain/jobs.ts';
-import type { AssetRow, JobRow } from '../../store/repositories.ts';
+import type { AssetRow, JobRow } from '../../domain/ports.ts';
 import { urlFor, type Ctx } from '../context.ts';
 
 /** A result file as clients read it; URLs on the network the request came in on. */

@@ -4,7 +4,7 @@ import type { Jobs } from '../../domain/jobs.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
-import type { SessionType } from '../../store/repositories.ts';
+import type { SessionType } from '../../domain/ports.ts';
 import type { AppState, RouteCtx } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
 

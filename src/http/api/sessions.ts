@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
-import type { SessionType } from '../../store/repositories.ts';
+import type { SessionType } from '../../domain/ports.ts';
 import { readObject } from '../body.ts';
 import type { AppState, RouteCtx } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
@@ -17,18 +17,18 @@ export function sessionRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uplo
 
   const create = (schema: typeof HideRevealSessionBody | typeof AnalyseSessionBody | typeof ConvertSessionBody, fixed?: SessionType) => async (ctx: RouteCtx) => {
     const body = validate(schema, await readObject(ctx));
-    const session = deps.sessions.create(ctx.state.account!, (body.type ?? fixed) as SessionType);
+    const session = await deps.sessions.create(ctx.state.account!, (body.type ?? fixed) as SessionType);
     ctx.status = 201;
     ctx.body = deps.sessions.describe(session);
   };
 
-  const files = (types: readonly SessionType[]) => (ctx: RouteCtx) => {
-    const session = deps.sessions.get(ctx.state.account!, ctx.params.uid, types);
-    ctx.body = { upload_uid: session.id, files: deps.uploads.listFiles(session) };
+  const files = (types: readonly SessionType[]) => async (ctx: RouteCtx) => {
+    const session = await deps.sessions.get(ctx.state.account!, ctx.params.uid, types);
+    ctx.body = { upload_uid: session.id, files: await deps.uploads.listFiles(session) };
   };
 
-  const one = (types: readonly SessionType[]) => (ctx: RouteCtx) => {
-    const session = deps.sessions.get(ctx.state.account!, ctx.params.uid, types);
+  const one = (types: readonly SessionType[]) => async (ctx: RouteCtx) => {
+    const session = await deps.sessions.get(ctx.state.account!, ctx.params.uid, types);
     ctx.body = deps.sessions.describe(session);
   };
 

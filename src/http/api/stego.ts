@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { Sessions } from '../../domain/sessions.ts';
-import type { JobRow, Product } from '../../store/repositories.ts';
+import type { JobRow, Product } from '../../domain/ports.ts';
 import { readObject } from '../body.ts';
 import type { AppState, Ctx, RouteCtx } from '../context.ts';
 import { sendFile } from '../download.ts';
@@ -12,8 +12,8 @@ import { validate } from '../schemas/validate.ts';
 import { answerPoll, answerStart, resultFile } from './results.ts';
 
 /** A finished hide or reveal job's results, download URLs on the request's network (REST and MCP). */
-export function stegoResults(ctx: Ctx, jobs: Jobs, job: JobRow): Record<string, unknown> {
-  const { assets } = jobs.results(job);
+export async function stegoResults(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<Record<string, unknown>> {
+  const { assets } = await jobs.results(job);
   return {
     job_uid: job.id,
     job_type: job.product,
@@ -29,32 +29,32 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sess
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs } = deps;
-  const productOf = (ctx: RouteCtx, uid: unknown): Product => deps.sessions.get(ctx.state.account!, typeof uid === 'string' ? uid : '', ['hide', 'reveal']).type;
+  const productOf = async (ctx: RouteCtx, uid: unknown): Promise<Product> => (await deps.sessions.get(ctx.state.account!, typeof uid === 'string' ? uid : '', ['hide', 'reveal'])).type;
   const bodies = jobStartBodies(jobs.limits.expiryMaxMs);
 
   router.post('/api/job', auth, async (ctx) => {
     const body = await readObject(ctx);
     // the session says which product this is, so which body it takes (a reveal has no output_format)
-    const product = typeof body.upload_uid === 'string' ? productOf(ctx, body.upload_uid) : 'hide';
+    const product = typeof body.upload_uid === 'string' ? await productOf(ctx, body.upload_uid) : 'hide';
     const job = await jobs.create(ctx.state.account!, product, validate(product === 'reveal' ? bodies.reveal : bodies.hide, body));
     answerStart(ctx, job);
   });
 
   router.get('/api/job/:uid', auth, async (ctx) => {
-    await answerPoll(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid)));
+    await answerPoll(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, await productOf(ctx, ctx.params.uid)));
   });
 
-  router.get('/api/job/:uid/results', auth, (ctx) => {
-    ctx.body = stegoResults(ctx, jobs, jobs.latest(ctx.state.account!, ctx.params.uid, productOf(ctx, ctx.params.uid)));
+  router.get('/api/job/:uid/results', auth, async (ctx) => {
+    ctx.body = await stegoResults(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, await productOf(ctx, ctx.params.uid)));
   });
 
-  router.get('/api/job/download/:asset', auth, (ctx) => {
+  router.get('/api/job/download/:asset', auth, async (ctx) => {
     let found;
     try {
-      found = jobs.asset(ctx.state.account!, ctx.params.asset, 'hide');
+      found = await jobs.asset(ctx.state.account!, ctx.params.asset, 'hide');
     } catch (err) {
       if ((err as { code?: string }).code !== 'asset_not_found') throw err;
-      found = jobs.asset(ctx.state.account!, ctx.params.asset, 'reveal');
+      found = await jobs.asset(ctx.state.account!, ctx.params.asset, 'reveal');
     }
     const { asset, read } = found;
     sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: asset.outputName ?? asset.name }, read);

@@ -10,7 +10,7 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Uploads } from '../../domain/uploads.ts';
-import type { Account } from '../../store/repositories.ts';
+import type { Account } from '../../domain/ports.ts';
 import { clientGone, type AppState, type RouteCtx } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
 import { requireKey } from '../middleware/auth.ts';
@@ -64,14 +64,14 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
     generateUrl: (req, { path, id }) => new URL(`${path}/${id}`, factsOf(req).origin).toString(),
     onUploadCreate: async (req, upload: Upload) => {
       const md = upload.metadata ?? {};
-      const { session, step } = deps.uploads.admit(accountOf(req), { uploadUid: md.upload_uid, step: md.step, size: upload.size });
+      const { session, step } = await deps.uploads.admit(accountOf(req), { uploadUid: md.upload_uid, step: md.step, size: upload.size });
       store.pending.set(upload.id, { account: accountOf(req), session, step });
       factsOf(req).created = upload.id;
       return {};
     },
     // HEAD, PATCH and DELETE reach TUS uploads only: a direct or v1 upload is not one (404).
     onIncomingRequest: async (req, id) => {
-      if (req.method !== 'POST') deps.uploads.owned(accountOf(req), id, 'tus');
+      if (req.method !== 'POST') await deps.uploads.owned(accountOf(req), id, 'tus');
     },
     onResponseError: (_req, err) => {
       if (err instanceof AppError) {

@@ -4,7 +4,7 @@
 import type { AppDeps } from '../app.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Refusal } from '../../domain/rate-limits.ts';
-import type { Account, JobRow } from '../../store/repositories.ts';
+import type { Account, JobRow } from '../../domain/ports.ts';
 import type { Ctx } from '../context.ts';
 import { identify } from '../middleware/auth.ts';
 
@@ -28,15 +28,15 @@ export class ToolCall {
   }
 
   /** The key's account, counted as one request of it; throws the 401s, 429 and maintenance. */
-  account(): Account {
+  async account(): Promise<Account> {
     const { maintenance, apiKeys, rateLimits } = this.deps;
-    if (maintenance.isOn()) {
+    if (await maintenance.isOn()) {
       throw new AppError('unavailable', 'maintenance', `The service is down for maintenance; try again in ${maintenance.retryAfterS} seconds.`, {
         retry_after: maintenance.retryAfterS,
       });
     }
     const raw = this.ctx.get('x-api-key');
-    const found = identify(apiKeys, rateLimits, raw === '' ? undefined : raw.trim(), 'X-Api-Key');
+    const found = await identify(apiKeys, rateLimits, raw === '' ? undefined : raw.trim(), 'X-Api-Key');
     if ('braked' in found) throw rateLimited(found.braked);
     const refused = rateLimits.request(found.account.id);
     if (refused) throw rateLimited(refused);

@@ -7,7 +7,7 @@ import { FITS, IMAGE_TARGETS, MAX_DIMENSION, parseConvertOptions, VIDEO_TARGETS 
 import { IMAGE_MIME, VIDEO_MIME } from '../../media/sniff.ts';
 import { STEGO_IMAGE_FORMATS } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS } from '../../media/stego/video.ts';
-import type { SessionType } from '../../store/repositories.ts';
+import type { SessionType } from '../../domain/ports.ts';
 import type { McpDeps } from './call.ts';
 import { analyseInput, convertInput, hideInput, revealInput } from './tools/inputs.ts';
 

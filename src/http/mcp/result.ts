@@ -4,7 +4,7 @@
 // failure is logged under the request id and answered with that id only.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../../domain/errors.ts';
-import type { Account } from '../../store/repositories.ts';
+import type { Account } from '../../domain/ports.ts';
 import type { ToolCall } from './call.ts';
 
 type View = Record<string, unknown>;
@@ -39,5 +39,5 @@ export function open<A>(call: ToolCall, fn: (args: A) => View | Promise<View>): 
 
 /** A tool that needs the key on the HTTP request: authenticated when called, not before. */
 export function keyed<A>(call: ToolCall, fn: (args: A, account: Account) => View | Promise<View>): (args: A) => Promise<CallToolResult> {
-  return open(call, (args: A) => fn(args, call.account()));
+  return open(call, async (args: A) => fn(args, await call.account()));
 }

@@ -1,7 +1,7 @@
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { RateLimits, Refusal } from '../../domain/rate-limits.ts';
-import type { Account } from '../../store/repositories.ts';
+import type { Account } from '../../domain/ports.ts';
 import type { Mw } from '../context.ts';
 import { underAccountLimits } from './account-limits.ts';
 import { answerRateLimited } from './rate-limited.ts';
@@ -17,7 +17,7 @@ export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key'): M
     const raw = ctx.get(header);
     const presented = raw === '' ? undefined : raw.trim();
     const limits = ctx.state.limits; // absent on a bare app with this middleware alone
-    const found = identify(apiKeys, limits, presented, header === 'api_key' ? 'api_key' : 'X-Api-Key');
+    const found = await identify(apiKeys, limits, presented, header === 'api_key' ? 'api_key' : 'X-Api-Key');
     if ('braked' in found) return answerRateLimited(ctx, found.braked);
     ctx.state.account = found.account;
     if (!limits) return next();
@@ -29,17 +29,17 @@ export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key'): M
  * The key check itself, for requireKey and for the MCP tools that need a key: the account, or
  * the brake's refusal; a bad key throws its 401 (and counts towards the brake when wrong).
  */
-export function identify(
+export async function identify(
   apiKeys: ApiKeys,
   limits: RateLimits | undefined,
   presented: string | undefined,
   header: 'X-Api-Key' | 'api_key',
-): { account: Account } | { braked: Refusal } {
+): Promise<{ account: Account } | { braked: Refusal }> {
   const braked = limits?.keyCheck(presented);
   if (braked) return { braked };
   let account: Account;
   try {
-    account = apiKeys.authenticate(presented, header);
+    account = await apiKeys.authenticate(presented, header);
   } catch (err) {
     if (limits && presented !== undefined && err instanceof AppError && err.code === 'invalid_api_key') limits.keyRejected(presented);
     throw err;

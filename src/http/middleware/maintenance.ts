@@ -8,7 +8,7 @@ import type { Ctx, Mw } from '../context.ts';
  */
 export function maintenanceGate(maintenance: Maintenance, service: { name: string; version: string }, passes?: (ctx: Ctx) => boolean): Mw {
   return async (ctx, next) => {
-    if (!maintenance.isOn() || passes?.(ctx)) return next();
+    if (passes?.(ctx) || !(await maintenance.isOn())) return next();
     ctx.status = 503;
     ctx.set('Retry-After', String(maintenance.retryAfterS));
     ctx.body = {

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { DataStore, ERRORS, Upload } from '@tus/utils';
 import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
-import type { Account, SessionRow } from '../../store/repositories.ts';
+import type { Account, SessionRow } from '../../domain/ports.ts';
 import { BlobNotFoundError } from '../../store/blobs/blob-store.ts';
 
 export interface PendingCreate {

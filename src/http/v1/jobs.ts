@@ -6,7 +6,7 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { Uploads } from '../../domain/uploads.ts';
-import type { JobState } from '../../store/repositories.ts';
+import type { JobState } from '../../domain/ports.ts';
 import { analyseItems } from '../api/analyse.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState } from '../context.ts';
@@ -37,8 +37,8 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploa
     ctx.body = { key: job.id, status: V1_STATUS[job.state], jobUrl };
   });
 
-  router.post('/v1/job/status/:key', v1Statuses(), auth, (ctx) => {
-    const job = jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
+  router.post('/v1/job/status/:key', v1Statuses(), auth, async (ctx) => {
+    const job = await jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
     const done = job.state === 'completed' || job.state === 'partial';
     ctx.body = {
       key: job.id,
@@ -48,10 +48,10 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploa
     };
   });
 
-  router.get('/v1/job/result/:key', v1Statuses(), auth, (ctx) => {
-    const job = jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
+  router.get('/v1/job/result/:key', v1Statuses(), auth, async (ctx) => {
+    const job = await jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
     if (job.state === 'failed') throw new AppError('invalid', 'job_failed', `The job failed: ${job.progressMessage}`);
-    const files = analyseItems(ctx, jobs, job);
+    const files = await analyseItems(ctx, jobs, job);
     ctx.body = { key: job.id, results: { status: V1_STATUS[job.state], files } };
   });
 

@@ -7,7 +7,7 @@ import { refusalError } from '../../domain/web-brakes.ts';
 import type { SelfService, MailLinks } from '../../domain/self-service.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
 import { PASSWORD_MIN } from '../../domain/passwords.ts';
-import type { Account } from '../../store/repositories.ts';
+import type { Account } from '../../domain/ports.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { identify } from '../middleware/auth.ts';
 import { readForm, type Fields } from './form.ts';
@@ -66,7 +66,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     let account: Account;
     try {
       if (one(f, 'method') === 'key') {
-        const found = identify(d.apiKeys, ctx.state.limits, one(f, 'api_key').trim() || undefined, 'X-Api-Key');
+        const found = await identify(d.apiKeys, ctx.state.limits, one(f, 'api_key').trim() || undefined, 'X-Api-Key');
         if ('braked' in found) throw refusalError(found.braked);
         account = found.account;
       } else {
@@ -76,14 +76,14 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
       const e = refused(ctx, err);
       return render(ctx, { title: 'Sign in', notice: { kind: 'error', message: e.message, code: e.code } }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
     }
-    switchVisitor(ctx, d.webSessions, account);
+    await switchVisitor(ctx, d.webSessions, account);
     ctx.status = 303;
     ctx.redirect('/account');
   });
 
   router.post('/sign-out', async (ctx) => {
     await readForm(ctx, csrf(ctx));
-    switchVisitor(ctx, d.webSessions, undefined);
+    await switchVisitor(ctx, d.webSessions, undefined);
     ctx.status = 303;
     ctx.redirect('/');
   });
@@ -105,16 +105,16 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
   });
 
   // The link in the mail only shows a button: a mail scanner fetching links spends nothing.
-  router.get('/verify', (ctx) => {
+  router.get('/verify', async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-    const usable = d.selfService.linkUsable(token);
+    const usable = await d.selfService.linkUsable(token);
     render(ctx, { title: 'Verify your address' }, verifyView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
   });
 
   router.post('/verify', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
     try {
-      const account = d.selfService.verify(one(f, 'token'));
+      const account = await d.selfService.verify(one(f, 'token'));
       const web = ctx.state.web!;
       if (web.account?.id === account.id) web.account = account;
       render(ctx, { title: 'Address verified', notice: { kind: 'ok', message: 'Your address is verified: your API keys work now.' } }, verifyView({ csrf: web.csrf, token: '', state: 'done' }));
@@ -124,7 +124,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     }
   });
 
-  const accountPage = (ctx: Ctx, account: Account, extra: { newKey?: string; notice?: { kind: 'ok' | 'error'; message: string; code?: string } } = {}, status = 200) => {
+  const accountPage = async (ctx: Ctx, account: Account, extra: { newKey?: string; notice?: { kind: 'ok' | 'error'; message: string; code?: string } } = {}, status = 200) => {
     render(
       ctx,
       { title: 'Your account', notice: extra.notice },
@@ -132,7 +132,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         csrf: ctx.state.web!.csrf,
         email: account.email,
         verified: account.verifiedAt !== null,
-        keys: d.apiKeys.list(account.email),
+        keys: await d.apiKeys.list(account.email),
         newKey: extra.newKey,
         resendable: account.verifiedAt === null && d.selfService.signUpOpen,
       }),
@@ -140,9 +140,9 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     );
   };
 
-  router.get('/account', (ctx) => {
+  router.get('/account', async (ctx) => {
     const account = person(ctx);
-    if (account) accountPage(ctx, account);
+    if (account) await accountPage(ctx, account);
   });
 
   router.post('/account/keys', async (ctx) => {
@@ -151,10 +151,10 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     await readForm(ctx, csrf(ctx));
     if (account.verifiedAt === null) {
       const e = new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.');
-      return accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, statusOf(ctx, e));
+      return await accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, statusOf(ctx, e));
     }
-    const { key } = d.apiKeys.issue(account.email);
-    accountPage(ctx, account, { newKey: key, notice: { kind: 'ok', message: 'A new key was made. Copy it now: it is shown this once.' } }, 201);
+    const { key } = await d.apiKeys.issue(account.email);
+    await accountPage(ctx, account, { newKey: key, notice: { kind: 'ok', message: 'A new key was made. Copy it now: it is shown this once.' } }, 201);
   });
 
   router.post('/account/keys/revoke', async (ctx) => {
@@ -162,9 +162,9 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     const f = await readForm(ctx, csrf(ctx));
     const id = one(f, 'key_id');
-    if (!d.apiKeys.list(account.email).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
-    d.apiKeys.revoke(id);
-    accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere.' } });
+    if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
+    await d.apiKeys.revoke(id);
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere.' } });
   });
 
   router.post('/account/verify-mail', async (ctx) => {
@@ -173,10 +173,10 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     await readForm(ctx, csrf(ctx));
     try {
       await d.selfService.resendVerification(account, linksFor(ctx));
-      accountPage(ctx, account, { notice: { kind: 'ok', message: 'A new link is on its way to your address.' } });
+      await accountPage(ctx, account, { notice: { kind: 'ok', message: 'A new link is on its way to your address.' } });
     } catch (err) {
       const e = refused(ctx, err);
-      accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, ctx.status);
+      await accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, ctx.status);
     }
   });
 

@@ -10,7 +10,7 @@ import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
-import type { Account, Product } from '../../store/repositories.ts';
+import type { Account, Product } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { jobStartBodies } from '../schemas/jobs.ts';
 import { validate } from '../schemas/validate.ts';
@@ -82,7 +82,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       try {
         if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first (see your account page): until then nothing can be started.');
         const job = await underLimits(ctx, account, async () => {
-          const session = d.sessions.create(account, product);
+          const session = await d.sessions.create(account, product);
           sessionId = session.id;
           const steps = STEP_OF[product];
           await readMultipart(
@@ -98,7 +98,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
           );
           const body = { ...startBody(product, fields), upload_uid: session.id };
           const schema = product === 'hide' ? bodies.hide : product === 'reveal' ? bodies.reveal : product === 'analyse' ? bodies.analyse : bodies.convert;
-          return d.jobs.create(account, product, validate(schema, body));
+          return await d.jobs.create(account, product, validate(schema, body));
         });
         ctx.status = 303;
         ctx.redirect(`/job/${job.id}`);

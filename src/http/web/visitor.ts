@@ -2,7 +2,7 @@
 // cookie (Secure, with the __Host- prefix, on an https origin). Signed in, the token maps to a
 // web session; either way the forms' CSRF token is derived from it.
 import type { WebSessions } from '../../domain/web-sessions.ts';
-import type { Account } from '../../store/repositories.ts';
+import type { Account } from '../../domain/ports.ts';
 import type { Ctx, Mw } from '../context.ts';
 
 export interface WebVisitor {
@@ -34,7 +34,7 @@ export function webVisitor(sessions: WebSessions): Mw {
   return async (ctx, next) => {
     ctx.set('Content-Security-Policy', PAGE_CSP);
     let token = readCookie(ctx, cookieName(ctx));
-    const account = sessions.resolve(token);
+    const account = await sessions.resolve(token);
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
       token = sessions.anonymous();
       setToken(ctx, token);
@@ -45,9 +45,9 @@ export function webVisitor(sessions: WebSessions): Mw {
 }
 
 /** Signs the visitor in under a new token, or out (a new anonymous one). */
-export function switchVisitor(ctx: Ctx, sessions: WebSessions, account: Account | undefined): void {
-  sessions.close(ctx.state.web?.token);
-  const token = account ? sessions.open(account) : sessions.anonymous();
+export async function switchVisitor(ctx: Ctx, sessions: WebSessions, account: Account | undefined): Promise<void> {
+  await sessions.close(ctx.state.web?.token);
+  const token = account ? await sessions.open(account) : sessions.anonymous();
   setToken(ctx, token);
   ctx.state.web = { token, account, csrf: sessions.csrf(token) };
 }

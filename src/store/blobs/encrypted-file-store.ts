@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { KeyedLock } from '../locker.ts';
 import { IntegrityError, type MasterKey } from '../master-key.ts';
-import type { KeyRing } from '../repositories.ts';
+import type { KeyRing } from '../../domain/ports.ts';
 import {
   BlobNotFoundError,
   OffsetMismatchError,
@@ -73,13 +73,13 @@ export class EncryptedFileStore implements BlobStore {
       // never exists without its key.
       const fh = await open(p.file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       try {
-        this.#keys.put(id, this.#master.wrap(id, dataKey));
+        await this.#keys.put(id, this.#master.wrap(id, dataKey));
         await fh.writev([header(this.#frameSize), codec.seal(Buffer.alloc(0), 0, true)], 0);
         await fh.datasync();
       } catch (err) {
         await fh.close();
         await rm(p.file, { force: true });
-        this.#keys.delete(id);
+        await this.#keys.delete(id);
         throw err;
       }
       await fh.close();
@@ -252,7 +252,7 @@ export class EncryptedFileStore implements BlobStore {
 
   async exists(id: string): Promise<boolean> {
     const p = this.#paths(id);
-    if (!this.#keys.get(id)) return false;
+    if (!(await this.#keys.get(id))) return false;
     return stat(p.file).then(
       () => true,
       () => false,
@@ -303,7 +303,7 @@ export class EncryptedFileStore implements BlobStore {
   async delete(id: string): Promise<boolean> {
     const p = this.#paths(id);
     return this.#lock.run(id, async () => {
-      const hadKey = this.#keys.delete(id);
+      const hadKey = await this.#keys.delete(id);
       const hadFile = await unlink(p.file).then(
         () => true,
         (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? false : Promise.reject(e)),
@@ -314,7 +314,7 @@ export class EncryptedFileStore implements BlobStore {
   }
 
   async #codec(id: string, fh: FileHandle): Promise<FrameCodec> {
-    const wrapped = this.#keys.get(id);
+    const wrapped = await this.#keys.get(id);
     if (!wrapped) throw new BlobNotFoundError(`no object ${id}`);
     const { frameSize } = parseHeader(await readExactly(fh, 0, HEADER_BYTES));
     return new FrameCodec(this.#master.unwrap(id, wrapped), id, frameSize);

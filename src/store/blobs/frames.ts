@@ -30,11 +30,18 @@ export function parseHeader(h: Buffer): { frameSize: number } {
 export class FrameCodec {
   readonly #key: Buffer;
   readonly #idBytes: Buffer;
+  readonly #context: Buffer;
   readonly frameSize: number;
 
-  constructor(dataKey: Buffer, objectId: string, frameSize: number) {
+  /**
+   * `context` (optional) is appended to every frame's associated data: a backend that splits an
+   * object into pieces binds where each piece belongs (see s3-store.ts). Without it the
+   * associated data is exactly the file format's.
+   */
+  constructor(dataKey: Buffer, objectId: string, frameSize: number, context?: Uint8Array) {
     this.#key = dataKey;
     this.#idBytes = Buffer.from(objectId, 'utf8');
+    this.#context = context ? Buffer.from(context) : Buffer.alloc(0);
     this.frameSize = frameSize;
   }
 
@@ -59,12 +66,14 @@ export class FrameCodec {
   }
 
   #aad(index: number, final: boolean): Buffer {
-    const aad = Buffer.alloc(1 + 2 + this.#idBytes.length + 8 + 1);
+    const base = 1 + 2 + this.#idBytes.length + 8 + 1;
+    const aad = Buffer.alloc(base + this.#context.length);
     aad[0] = FORMAT_VERSION;
     aad.writeUInt16BE(this.#idBytes.length, 1);
     this.#idBytes.copy(aad, 3);
     aad.writeBigUInt64BE(BigInt(index), 3 + this.#idBytes.length);
-    aad[aad.length - 1] = final ? 1 : 0;
+    aad[base - 1] = final ? 1 : 0;
+    this.#context.copy(aad, base);
     return aad;
   }
 

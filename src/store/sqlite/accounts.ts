@@ -1,4 +1,4 @@
-import type { Account, AccountRepository } from '../repositories.ts';
+import type { Account, AccountRepository } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 interface Row {
@@ -23,34 +23,34 @@ export class SqliteAccounts implements AccountRepository {
     this.db = db;
   }
 
-  insert(a: Account): void {
+  async insert(a: Account): Promise<void> {
     this.db
       .prepare('INSERT INTO accounts (id, email, verified_at, deactivated_at, created_at) VALUES (?, ?, ?, ?, ?)')
       .run(a.id, a.email, a.verifiedAt, a.deactivatedAt, a.createdAt);
   }
 
-  byEmail(email: string): Account | undefined {
+  async byEmail(email: string): Promise<Account | undefined> {
     const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email) as Row | undefined;
     return r && toAccount(r);
   }
 
-  byId(id: string): Account | undefined {
+  async byId(id: string): Promise<Account | undefined> {
     const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
     return r && toAccount(r);
   }
 
-  update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): void {
+  async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {
     if ('verifiedAt' in fields) this.db.prepare('UPDATE accounts SET verified_at = ? WHERE id = ?').run(fields.verifiedAt ?? null, id);
     if ('deactivatedAt' in fields)
       this.db.prepare('UPDATE accounts SET deactivated_at = ? WHERE id = ?').run(fields.deactivatedAt ?? null, id);
   }
 
-  passwordHash(id: string): string | undefined {
+  async passwordHash(id: string): Promise<string | undefined> {
     const r = this.db.prepare('SELECT password_hash FROM accounts WHERE id = ?').get(id) as { password_hash: string | null } | undefined;
     return r?.password_hash ?? undefined;
   }
 
-  setPasswordHash(id: string, hash: string | null): void {
+  async setPasswordHash(id: string, hash: string | null): Promise<void> {
     this.db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(hash, id);
   }
 }

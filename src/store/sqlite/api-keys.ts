@@ -1,4 +1,4 @@
-import type { ApiKeyRepository, ApiKeyRow } from '../repositories.ts';
+import type { ApiKeyRepository, ApiKeyRow } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 interface Row {
@@ -29,7 +29,7 @@ export class SqliteApiKeys implements ApiKeyRepository {
     this.db = db;
   }
 
-  insert(k: ApiKeyRow): void {
+  async insert(k: ApiKeyRow): Promise<void> {
     this.db
       .prepare(
         'INSERT INTO api_keys (id, account_id, prefix, last4, digest, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -37,22 +37,22 @@ export class SqliteApiKeys implements ApiKeyRepository {
       .run(k.id, k.accountId, k.prefix, k.last4, k.digest, k.createdAt, k.expiresAt, k.revokedAt);
   }
 
-  byDigest(digest: Buffer): ApiKeyRow | undefined {
+  async byDigest(digest: Buffer): Promise<ApiKeyRow | undefined> {
     const r = this.db.prepare('SELECT * FROM api_keys WHERE digest = ?').get(digest) as Row | undefined;
     return r && toKey(r);
   }
 
-  byId(id: string): ApiKeyRow | undefined {
+  async byId(id: string): Promise<ApiKeyRow | undefined> {
     const r = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
     return r && toKey(r);
   }
 
-  listForAccount(accountId: string): ApiKeyRow[] {
+  async listForAccount(accountId: string): Promise<ApiKeyRow[]> {
     const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at').all(accountId) as unknown as Row[];
     return rows.map(toKey);
   }
 
-  revoke(id: string, at: number): boolean {
+  async revoke(id: string, at: number): Promise<boolean> {
     const r = this.db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
     return Number(r.changes) > 0;
   }

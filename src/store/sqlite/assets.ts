@@ -1,4 +1,4 @@
-import type { AssetRepository, AssetRow } from '../repositories.ts';
+import type { AssetRepository, AssetRow } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 interface Row {
@@ -33,26 +33,26 @@ export class SqliteAssets implements AssetRepository {
     this.db = db;
   }
 
-  insert(a: AssetRow): void {
+  async insert(a: AssetRow): Promise<void> {
     this.db
       .prepare('INSERT INTO assets (id, job_id, account_id, category, position, sealed, mime_type, size, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(a.id, a.jobId, a.accountId, a.category, a.position, a.sealed, a.mimeType, a.size, a.state, a.createdAt);
   }
 
-  byId(id: string): AssetRow | undefined {
+  async byId(id: string): Promise<AssetRow | undefined> {
     const r = this.db.prepare('SELECT * FROM assets WHERE id = ?').get(id) as Row | undefined;
     return r && toAsset(r);
   }
 
-  forJob(jobId: string): AssetRow[] {
+  async forJob(jobId: string): Promise<AssetRow[]> {
     return (this.db.prepare('SELECT * FROM assets WHERE job_id = ? ORDER BY position, rowid').all(jobId) as unknown as Row[]).map(toAsset);
   }
 
-  setState(id: string, state: AssetRow['state']): void {
+  async setState(id: string, state: AssetRow['state']): Promise<void> {
     this.db.prepare('UPDATE assets SET state = ? WHERE id = ?').run(state, id);
   }
 
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     this.db.prepare('DELETE FROM assets WHERE id = ?').run(id);
   }
 }

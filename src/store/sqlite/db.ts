@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { DuplicateError } from '../../domain/ports.ts';
 import { migrations } from './migrations.ts';
 
 export type Db = DatabaseSync;
@@ -50,6 +51,20 @@ export function tx<T>(db: Db, fn: () => T): T {
     return out;
   } catch (err) {
     db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+
+/** Runs a repository call; a row that breaks a uniqueness rule becomes the port's DuplicateError. */
+export async function unique<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const code = (err as { errcode?: number }).errcode;
+    if (code === SQLITE_CONSTRAINT_UNIQUE || code === SQLITE_CONSTRAINT_PRIMARYKEY) throw new DuplicateError(String((err as Error).message), { cause: err });
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../repositories.ts';
+import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../../domain/ports.ts';
 import { tx, type Db } from './db.ts';
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
@@ -61,7 +61,7 @@ export class SqliteJobs implements JobRepository {
     this.db = db;
   }
 
-  insert(j: JobRow): void {
+  async insert(j: JobRow): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO jobs (id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts,
@@ -71,9 +71,9 @@ export class SqliteJobs implements JobRepository {
         j.createdAt, j.startedAt, j.finishedAt, j.expiresAt, j.resultsState);
   }
 
-  insertIfIdle(j: JobRow): boolean {
+  async insertIfIdle(j: JobRow): Promise<boolean> {
     try {
-      this.insert(j);
+      await this.insert(j);
       return true;
     } catch (err) {
       // the partial unique index jobs_one_active: the session already has a queued or running job
@@ -82,26 +82,26 @@ export class SqliteJobs implements JobRepository {
     }
   }
 
-  activeForSession(sessionId: string): JobRow | undefined {
+  async activeForSession(sessionId: string): Promise<JobRow | undefined> {
     const r = this.db.prepare("SELECT * FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(sessionId) as Row | undefined;
     return r && toJob(r);
   }
 
-  byId(id: string): JobRow | undefined {
+  async byId(id: string): Promise<JobRow | undefined> {
     const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
     return r && toJob(r);
   }
 
-  latestForSession(sessionId: string): JobRow | undefined {
+  async latestForSession(sessionId: string): Promise<JobRow | undefined> {
     const r = this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(sessionId) as Row | undefined;
     return r && toJob(r);
   }
 
-  forSession(sessionId: string): JobRow[] {
+  async forSession(sessionId: string): Promise<JobRow[]> {
     return (this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as unknown as Row[]).map(toJob);
   }
 
-  claimNext(now: number): JobRow | undefined {
+  async claimNext(now: number): Promise<JobRow | undefined> {
     return tx(this.db, () => {
       const r = this.db.prepare("SELECT * FROM jobs WHERE state = 'queued' ORDER BY created_at, rowid LIMIT 1").get() as Row | undefined;
       if (!r) return undefined;
@@ -110,7 +110,7 @@ export class SqliteJobs implements JobRepository {
     });
   }
 
-  update(id: string, fields: Partial<JobRow>): void {
+  async update(id: string, fields: Partial<JobRow>): Promise<void> {
     const sets: string[] = [];
     const values: (string | number | null | Buffer)[] = [];
     for (const [k, v] of Object.entries(fields)) {
@@ -122,13 +122,13 @@ export class SqliteJobs implements JobRepository {
     if (sets.length) this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
   }
 
-  inState(state: JobState): JobRow[] {
+  async inState(state: JobState): Promise<JobRow[]> {
     return (this.db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY created_at').all(state) as unknown as Row[]).map(toJob);
   }
 
-  resultsExpiredBefore(at: number, limit: number): JobRow[] {
+  async resultsExpiredBefore(at: number, limit: number): Promise<JobRow[]> {
     return (
-      this.db.prepare("SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= ? LIMIT ?").all(at, limit) as unknown as Row[]
+      this.db.prepare("SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(at, limit) as unknown as Row[]
     ).map(toJob);
   }
 }

@@ -1,4 +1,4 @@
-import type { KeyRing } from '../repositories.ts';
+import type { KeyRing } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 export class SqliteKeyRing implements KeyRing {
@@ -7,16 +7,16 @@ export class SqliteKeyRing implements KeyRing {
     this.db = db;
   }
 
-  put(objectId: string, wrapped: Buffer): void {
+  async put(objectId: string, wrapped: Buffer): Promise<void> {
     this.db.prepare('INSERT INTO blob_keys (object_id, wrapped, created_at) VALUES (?, ?, ?)').run(objectId, wrapped, Date.now());
   }
 
-  get(objectId: string): Buffer | undefined {
+  async get(objectId: string): Promise<Buffer | undefined> {
     const r = this.db.prepare('SELECT wrapped FROM blob_keys WHERE object_id = ?').get(objectId) as { wrapped: Uint8Array } | undefined;
     return r && Buffer.from(r.wrapped);
   }
 
-  delete(objectId: string): boolean {
+  async delete(objectId: string): Promise<boolean> {
     return Number(this.db.prepare('DELETE FROM blob_keys WHERE object_id = ?').run(objectId).changes) > 0;
   }
 }

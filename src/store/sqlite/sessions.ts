@@ -1,4 +1,4 @@
-import type { SessionRepository, SessionRow, SessionType } from '../repositories.ts';
+import type { SessionRepository, SessionRow, SessionType } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 interface Row {
@@ -23,26 +23,26 @@ export class SqliteSessions implements SessionRepository {
     this.db = db;
   }
 
-  insert(s: SessionRow): void {
+  async insert(s: SessionRow): Promise<void> {
     this.db
       .prepare('INSERT INTO sessions (id, account_id, type, created_at, expires_at) VALUES (?, ?, ?, ?, ?)')
       .run(s.id, s.accountId, s.type, s.createdAt, s.expiresAt);
   }
 
-  byId(id: string): SessionRow | undefined {
+  async byId(id: string): Promise<SessionRow | undefined> {
     const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
     return r && toSession(r);
   }
 
-  expiredBefore(at: number, limit: number): SessionRow[] {
-    return (this.db.prepare('SELECT * FROM sessions WHERE expires_at <= ? LIMIT ?').all(at, limit) as unknown as Row[]).map(toSession);
+  async expiredBefore(at: number, limit: number): Promise<SessionRow[]> {
+    return (this.db.prepare('SELECT * FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?').all(at, limit) as unknown as Row[]).map(toSession);
   }
 
-  end(id: string, at: number): void {
+  async end(id: string, at: number): Promise<void> {
     this.db.prepare('UPDATE sessions SET expires_at = ? WHERE id = ? AND expires_at > ?').run(at, id, at);
   }
 
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
   }
 }

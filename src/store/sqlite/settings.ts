@@ -1,4 +1,4 @@
-import type { SettingsRepository } from '../repositories.ts';
+import type { SettingsRepository } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 export class SqliteSettings implements SettingsRepository {
@@ -7,15 +7,15 @@ export class SqliteSettings implements SettingsRepository {
     this.db = db;
   }
 
-  get(name: string): string | undefined {
+  async get(name: string): Promise<string | undefined> {
     return (this.db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined)?.value;
   }
 
-  set(name: string, value: string): void {
+  async set(name: string, value: string): Promise<void> {
     this.db.prepare('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value').run(name, value);
   }
 
-  delete(name: string): void {
+  async delete(name: string): Promise<void> {
     this.db.prepare('DELETE FROM settings WHERE name = ?').run(name);
   }
 }

@@ -1,4 +1,4 @@
-import type { UploadRepository, UploadRow, UploadState, UploadVia } from '../repositories.ts';
+import type { UploadRepository, UploadRow, UploadState, UploadVia } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 interface Row {
@@ -39,7 +39,7 @@ export class SqliteUploads implements UploadRepository {
     this.db = db;
   }
 
-  insert(u: UploadRow): void {
+  async insert(u: UploadRow): Promise<void> {
     this.db
       .prepare(
         `INSERT INTO uploads (id, account_id, session_id, via, step, size, sealed, client_ref, state, created_at, expires_at, completed_at, ended_at)
@@ -48,17 +48,17 @@ export class SqliteUploads implements UploadRepository {
       .run(u.id, u.accountId, u.sessionId, u.via, u.step, u.size, u.sealed, u.clientRef, u.state, u.createdAt, u.expiresAt, u.completedAt, u.endedAt);
   }
 
-  byId(id: string): UploadRow | undefined {
+  async byId(id: string): Promise<UploadRow | undefined> {
     const r = this.db.prepare('SELECT * FROM uploads WHERE id = ?').get(id) as Row | undefined;
     return r && toUpload(r);
   }
 
-  byClientRef(sessionId: string, clientRef: Buffer): UploadRow | undefined {
+  async byClientRef(sessionId: string, clientRef: Buffer): Promise<UploadRow | undefined> {
     const r = this.db.prepare('SELECT * FROM uploads WHERE session_id = ? AND client_ref = ?').get(sessionId, clientRef) as Row | undefined;
     return r && toUpload(r);
   }
 
-  liveInSession(sessionId: string): UploadRow[] {
+  async liveInSession(sessionId: string): Promise<UploadRow[]> {
     return (
       this.db
         .prepare("SELECT * FROM uploads WHERE session_id = ? AND state IN ('uploading', 'completed') ORDER BY created_at, rowid")
@@ -66,33 +66,33 @@ export class SqliteUploads implements UploadRepository {
     ).map(toUpload);
   }
 
-  attach(id: string, sessionId: string, step: number): void {
+  async attach(id: string, sessionId: string, step: number): Promise<void> {
     this.db.prepare('UPDATE uploads SET session_id = ?, step = ? WHERE id = ?').run(sessionId, step, id);
   }
 
-  setState(id: string, state: UploadState, at: number): void {
+  async setState(id: string, state: UploadState, at: number): Promise<void> {
     const column = state === 'completed' ? 'completed_at' : state === 'uploading' ? undefined : 'ended_at';
     if (column) this.db.prepare(`UPDATE uploads SET state = ?, ${column} = ? WHERE id = ?`).run(state, at, id);
     else this.db.prepare('UPDATE uploads SET state = ? WHERE id = ?').run(state, id);
   }
 
-  complete(id: string, size: number, at: number): void {
+  async complete(id: string, size: number, at: number): Promise<void> {
     this.db.prepare("UPDATE uploads SET size = ?, state = 'completed', completed_at = ? WHERE id = ?").run(size, at, id);
   }
 
-  byViaState(via: UploadVia, state: UploadState): UploadRow[] {
-    return (this.db.prepare('SELECT * FROM uploads WHERE via = ? AND state = ?').all(via, state) as unknown as Row[]).map(toUpload);
+  async byViaState(via: UploadVia, state: UploadState): Promise<UploadRow[]> {
+    return (this.db.prepare('SELECT * FROM uploads WHERE via = ? AND state = ? ORDER BY created_at, rowid').all(via, state) as unknown as Row[]).map(toUpload);
   }
 
-  expiredBefore(at: number, limit: number): UploadRow[] {
+  async expiredBefore(at: number, limit: number): Promise<UploadRow[]> {
     return (
       this.db
-        .prepare("SELECT * FROM uploads WHERE state IN ('uploading', 'completed') AND expires_at <= ? LIMIT ?")
+        .prepare("SELECT * FROM uploads WHERE state IN ('uploading', 'completed') AND expires_at <= ? ORDER BY expires_at LIMIT ?")
         .all(at, limit) as unknown as Row[]
     ).map(toUpload);
   }
 
-  delete(id: string): void {
+  async delete(id: string): Promise<void> {
     this.db.prepare('DELETE FROM uploads WHERE id = ?').run(id);
   }
 }

@@ -1,4 +1,4 @@
-import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../repositories.ts';
+import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
 import type { Db } from './db.ts';
 
 interface SessionRow {
@@ -23,30 +23,30 @@ export class SqliteWebSessions implements WebSessionRepository {
     this.db = db;
   }
 
-  insert(r: WebSessionRow): void {
+  async insert(r: WebSessionRow): Promise<void> {
     this.db
       .prepare('INSERT INTO web_sessions (digest, account_id, created_at, seen_at, expires_at) VALUES (?, ?, ?, ?, ?)')
       .run(r.digest, r.accountId, r.createdAt, r.seenAt, r.expiresAt);
   }
 
-  byDigest(digest: Buffer): WebSessionRow | undefined {
+  async byDigest(digest: Buffer): Promise<WebSessionRow | undefined> {
     const r = this.db.prepare('SELECT * FROM web_sessions WHERE digest = ?').get(digest) as SessionRow | undefined;
     return r && toSession(r);
   }
 
-  touch(digest: Buffer, seenAt: number, expiresAt: number): void {
+  async touch(digest: Buffer, seenAt: number, expiresAt: number): Promise<void> {
     this.db.prepare('UPDATE web_sessions SET seen_at = ?, expires_at = ? WHERE digest = ?').run(seenAt, expiresAt, digest);
   }
 
-  delete(digest: Buffer): void {
+  async delete(digest: Buffer): Promise<void> {
     this.db.prepare('DELETE FROM web_sessions WHERE digest = ?').run(digest);
   }
 
-  deleteForAccount(accountId: string): number {
+  async deleteForAccount(accountId: string): Promise<number> {
     return Number(this.db.prepare('DELETE FROM web_sessions WHERE account_id = ?').run(accountId).changes);
   }
 
-  deleteExpired(at: number): number {
+  async deleteExpired(at: number): Promise<number> {
     return Number(this.db.prepare('DELETE FROM web_sessions WHERE expires_at <= ?').run(at).changes);
   }
 }
@@ -66,24 +66,24 @@ export class SqliteMailTokens implements MailTokenRepository {
     this.db = db;
   }
 
-  insert(r: MailTokenRow): void {
+  async insert(r: MailTokenRow): Promise<void> {
     this.db
       .prepare('INSERT INTO mail_tokens (digest, account_id, purpose, created_at, expires_at, used_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(r.digest, r.accountId, r.purpose, r.createdAt, r.expiresAt, r.usedAt);
   }
 
-  byDigest(digest: Buffer): MailTokenRow | undefined {
+  async byDigest(digest: Buffer): Promise<MailTokenRow | undefined> {
     const r = this.db.prepare('SELECT * FROM mail_tokens WHERE digest = ?').get(digest) as TokenRow | undefined;
     return (
       r && { digest: Buffer.from(r.digest), accountId: r.account_id, purpose: r.purpose, createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at }
     );
   }
 
-  use(digest: Buffer, at: number): boolean {
+  async use(digest: Buffer, at: number): Promise<boolean> {
     return Number(this.db.prepare('UPDATE mail_tokens SET used_at = ? WHERE digest = ? AND used_at IS NULL').run(at, digest).changes) === 1;
   }
 
-  deleteExpired(at: number): number {
+  async deleteExpired(at: number): Promise<number> {
     return Number(this.db.prepare('DELETE FROM mail_tokens WHERE expires_at <= ?').run(at).changes);
   }
 }

@@ -27,8 +27,8 @@ export function discoveryTools(server: McpServer, call: ToolCall): void {
       }),
       annotations: { title: 'Service status', ...readOnly },
     },
-    open(call, () => {
-      const down = deps.maintenance.isOn();
+    open(call, async () => {
+      const down = await deps.maintenance.isOn();
       return {
         status: down ? 'MAINTENANCE' : 'UP',
         service: deps.service.name,

@@ -3,7 +3,7 @@
 // starts an hour, as a REST start does.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Product } from '../../../store/repositories.ts';
+import type { Product } from '../../../domain/ports.ts';
 import { startView } from '../../api/results.ts';
 import type { ToolCall } from '../call.ts';
 import { output } from '../output.ts';
@@ -77,8 +77,8 @@ export function jobTools(server: McpServer, call: ToolCall): void {
       annotations: { title: 'Job status', readOnlyHint: true, openWorldHint: false },
     },
     keyed(call, async ({ upload_uid, wait }: { upload_uid: string; wait?: number }, account) => {
-      const product = sessions.get(account, upload_uid).type; // a session's type is its product
-      const job = jobs.latest(account, upload_uid, product);
+      const product = (await sessions.get(account, upload_uid)).type; // a session's type is its product
+      const job = await jobs.latest(account, upload_uid, product);
       return jobs.view(await jobs.settle(job, (wait ?? 0) * 1000, call.signal));
     }),
   );

@@ -25,13 +25,13 @@ export function resultTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(resultsShape),
       annotations: { title: 'Results of a job', readOnlyHint: true, openWorldHint: false },
     },
-    keyed(call, ({ upload_uid }: { upload_uid: string }, account) => {
-      const type = sessions.get(account, upload_uid).type;
+    keyed(call, async ({ upload_uid }: { upload_uid: string }, account) => {
+      const type = (await sessions.get(account, upload_uid)).type;
       if (type === 'analyse') {
         throw new AppError('invalid', 'analyse_session', 'An analysis answers one report per file: call get_analyse_result with this upload_uid.');
       }
-      const job = jobs.latest(account, upload_uid, type);
-      return type === 'convert' ? convertResults(call.ctx, jobs, job) : stegoResults(call.ctx, jobs, job);
+      const job = await jobs.latest(account, upload_uid, type);
+      return type === 'convert' ? await convertResults(call.ctx, jobs, job) : await stegoResults(call.ctx, jobs, job);
     }),
   );
 
@@ -45,12 +45,12 @@ export function resultTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(analyseShape),
       annotations: { title: 'Result of an analysis', readOnlyHint: true, openWorldHint: false },
     },
-    keyed(call, ({ job_uid, upload_uid }: { job_uid?: string; upload_uid?: string }, account) => {
+    keyed(call, async ({ job_uid, upload_uid }: { job_uid?: string; upload_uid?: string }, account) => {
       if ((job_uid === undefined) === (upload_uid === undefined)) {
         throw new AppError('invalid', 'invalid_input', 'Give either job_uid or upload_uid.');
       }
-      const job = job_uid !== undefined ? jobs.byUid(account, job_uid, 'analyse') : jobs.latest(account, upload_uid!, 'analyse');
-      return analyseResult(call.ctx, jobs, job);
+      const job = job_uid !== undefined ? await jobs.byUid(account, job_uid, 'analyse') : await jobs.latest(account, upload_uid!, 'analyse');
+      return await analyseResult(call.ctx, jobs, job);
     }),
   );
 }

@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { deleteSession } from '../../../domain/session-deletion.ts';
 import { SESSION_TYPES } from '../../../domain/sessions.ts';
-import type { SessionType } from '../../../store/repositories.ts';
+import type { SessionType } from '../../../domain/ports.ts';
 import type { ToolCall } from '../call.ts';
 import { output } from '../output.ts';
 import { keyed } from '../result.ts';
@@ -23,7 +23,7 @@ export function sessionTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(sessionShape),
       annotations: { title: 'Create a session', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    keyed(call, ({ type }: { type: SessionType }, account) => sessions.describe(sessions.create(account, type))),
+    keyed(call, async ({ type }: { type: SessionType }, account) => sessions.describe(await sessions.create(account, type))),
   );
 
   server.registerTool(
@@ -35,9 +35,9 @@ export function sessionTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(filesShape),
       annotations: { title: 'Files of a session', readOnlyHint: true, openWorldHint: false },
     },
-    keyed(call, ({ upload_uid }: { upload_uid: string }, account) => {
-      const session = sessions.get(account, upload_uid);
-      return { upload_uid: session.id, files: uploads.listFiles(session) };
+    keyed(call, async ({ upload_uid }: { upload_uid: string }, account) => {
+      const session = await sessions.get(account, upload_uid);
+      return { upload_uid: session.id, files: await uploads.listFiles(session) };
     }),
   );
 

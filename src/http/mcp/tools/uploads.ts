@@ -58,8 +58,8 @@ export function uploadTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(instructionsShape),
       annotations: { title: 'How to upload a file', readOnlyHint: true, openWorldHint: false },
     },
-    keyed(call, ({ upload_uid, step, file_name, size }: { upload_uid: string; step: number; file_name?: string; size?: number }, account) => {
-      const { session } = uploads.admit(account, { uploadUid: upload_uid, step, size }); // no side effect: checks only
+    keyed(call, async ({ upload_uid, step, file_name, size }: { upload_uid: string; step: number; file_name?: string; size?: number }, account) => {
+      const { session } = await uploads.admit(account, { uploadUid: upload_uid, step, size }); // no side effect: checks only
       const limits = uploads.limits;
       const rule = stepRules(session.type, limits.sessionMaxFiles)[step];
       const name = file_name === undefined ? undefined : cleanName(file_name);

@@ -1,0 +1,324 @@
+// The domain's ports: its nouns, and every interface it needs from the world outside it. The
+// backends (store/sqlite and store/postgres for rows; store/blobs for bytes; the queue, events
+// and locks of each engine) implement these and turn their own errors into the typed errors
+// below; services.ts alone picks them. Imports flow http -> domain -> ports <- backends.
+import type { Readable } from 'node:stream';
+
+// ---- rows -------------------------------------------------------------------
+export interface Account {
+  id: string;
+  email: string;
+  verifiedAt: number | null;
+  deactivatedAt: number | null;
+  createdAt: number;
+}
+
+export interface AccountRepository {
+  insert(account: Account): Promise<void>;
+  byEmail(email: string): Promise<Account | undefined>;
+  byId(id: string): Promise<Account | undefined>;
+  update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void>;
+  /** The argon2id hash (PHC string) of the account's web password; undefined when it has none. */
+  passwordHash(id: string): Promise<string | undefined>;
+  setPasswordHash(id: string, hash: string | null): Promise<void>;
+}
+
+/** A person signed in to the web pages. The cookie's token is never stored, only its HMAC. */
+export interface WebSessionRow {
+  digest: Buffer;
+  accountId: string;
+  createdAt: number;
+  seenAt: number;
+  /** The earlier of inactivity and the absolute limit, moved on at every request. */
+  expiresAt: number;
+}
+
+export interface WebSessionRepository {
+  insert(row: WebSessionRow): Promise<void>;
+  byDigest(digest: Buffer): Promise<WebSessionRow | undefined>;
+  touch(digest: Buffer, seenAt: number, expiresAt: number): Promise<void>;
+  delete(digest: Buffer): Promise<void>;
+  deleteForAccount(accountId: string): Promise<number>;
+  deleteExpired(at: number): Promise<number>;
+}
+
+/** A single-use link sent by mail (the address verification); only its HMAC is stored. */
+export interface MailTokenRow {
+  digest: Buffer;
+  accountId: string;
+  purpose: 'verify';
+  createdAt: number;
+  expiresAt: number;
+  usedAt: number | null;
+}
+
+export interface MailTokenRepository {
+  insert(row: MailTokenRow): Promise<void>;
+  byDigest(digest: Buffer): Promise<MailTokenRow | undefined>;
+  /** Marks the token used unless it was used before; true when this call used it. */
+  use(digest: Buffer, at: number): Promise<boolean>;
+  deleteExpired(at: number): Promise<number>;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  accountId: string;
+  prefix: string;
+  last4: string;
+  /** HMAC-SHA256 of the whole key under the server pepper; the key itself is never stored. */
+  digest: Buffer;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface ApiKeyRepository {
+  insert(row: ApiKeyRow): Promise<void>;
+  byDigest(digest: Buffer): Promise<ApiKeyRow | undefined>;
+  byId(id: string): Promise<ApiKeyRow | undefined>;
+  listForAccount(accountId: string): Promise<ApiKeyRow[]>;
+  revoke(id: string, at: number): Promise<boolean>;
+}
+
+/** Wrapped per-object data keys. Deleting one destroys its object for good. */
+export interface KeyRing {
+  put(objectId: string, wrapped: Buffer): Promise<void>;
+  get(objectId: string): Promise<Buffer | undefined>;
+  delete(objectId: string): Promise<boolean>;
+}
+
+export interface SettingsRepository {
+  get(name: string): Promise<string | undefined>;
+  set(name: string, value: string): Promise<void>;
+  delete(name: string): Promise<void>;
+}
+
+export type SessionType = 'hide' | 'reveal' | 'analyse' | 'convert';
+
+export interface SessionRow {
+  id: string;
+  accountId: string;
+  type: SessionType;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface SessionRepository {
+  insert(row: SessionRow): Promise<void>;
+  byId(id: string): Promise<SessionRow | undefined>;
+  expiredBefore(at: number, limit: number): Promise<SessionRow[]>;
+  /** Ends the session's life at `at` (its owner deleted it), unless it ended before. */
+  end(id: string, at: number): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** uploading -> completed; either -> deleted (by the user) or expired (by time). */
+export type UploadState = 'uploading' | 'completed' | 'deleted' | 'expired';
+export type UploadVia = 'v1' | 'direct' | 'tus';
+
+export interface UploadRow {
+  /** The storage uid; also the id of the upload's bytes in the blob store. */
+  id: string;
+  accountId: string;
+  /** null for a v1 media-url, which belongs to no session. */
+  sessionId: string | null;
+  via: UploadVia;
+  step: number;
+  /** Declared length in bytes. */
+  size: number;
+  /** Encrypted JSON of what the user told us (file name, client ids, tus metadata). */
+  sealed: Buffer;
+  /** HMAC of the client's upload id, for idempotent retries; never the id itself. */
+  clientRef: Buffer | null;
+  state: UploadState;
+  createdAt: number;
+  expiresAt: number;
+  completedAt: number | null;
+  endedAt: number | null;
+}
+
+export interface UploadRepository {
+  insert(row: UploadRow): Promise<void>;
+  byId(id: string): Promise<UploadRow | undefined>;
+  byClientRef(sessionId: string, clientRef: Buffer): Promise<UploadRow | undefined>;
+  /** Live (uploading or completed) uploads of a session, oldest first. */
+  liveInSession(sessionId: string): Promise<UploadRow[]>;
+  setState(id: string, state: UploadState, at: number): Promise<void>;
+  /** Completes an upload whose length was known only at its end (a web form's file part). */
+  complete(id: string, size: number, at: number): Promise<void>;
+  /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
+  attach(id: string, sessionId: string, step: number): Promise<void>;
+  byViaState(via: UploadVia, state: UploadState): Promise<UploadRow[]>;
+  /** Live uploads whose life has run out. */
+  expiredBefore(at: number, limit: number): Promise<UploadRow[]>;
+  delete(id: string): Promise<void>;
+}
+
+export type Product = 'hide' | 'reveal' | 'analyse' | 'convert';
+/** queued -> processing -> completed | partial | failed */
+export type JobState = 'queued' | 'processing' | 'completed' | 'partial' | 'failed';
+/** Whether a finished job's results can still be downloaded. */
+export type ResultsState = 'none' | 'available' | 'expired';
+
+export interface JobRow {
+  id: string;
+  accountId: string;
+  sessionId: string;
+  product: Product;
+  state: JobState;
+  progress: number;
+  /** Shown to the user; never holds file names (those stay sealed). */
+  progressMessage: string;
+  error: string | null;
+  /** Encrypted JSON: the job's options and its per-file report. */
+  sealed: Buffer;
+  expiryMs: number;
+  attempts: number;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  expiresAt: number | null;
+  resultsState: ResultsState;
+}
+
+export interface JobRepository {
+  insert(row: JobRow): Promise<void>;
+  /** Inserts the job unless its session already has a queued or running one (then false). */
+  insertIfIdle(row: JobRow): Promise<boolean>;
+  byId(id: string): Promise<JobRow | undefined>;
+  latestForSession(sessionId: string): Promise<JobRow | undefined>;
+  /** Every job of a session, oldest first. */
+  forSession(sessionId: string): Promise<JobRow[]>;
+  /** The session's queued or running job, if any (there is at most one). */
+  activeForSession(sessionId: string): Promise<JobRow | undefined>;
+  /** Atomically moves the oldest queued job to processing and returns it. */
+  claimNext(now: number): Promise<JobRow | undefined>;
+  update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<void>;
+  /** Jobs left in processing by a process that died. */
+  inState(state: JobState): Promise<JobRow[]>;
+  resultsExpiredBefore(at: number, limit: number): Promise<JobRow[]>;
+}
+
+export interface AssetRow {
+  id: string;
+  jobId: string;
+  accountId: string;
+  /** result (convert, hide, reveal) or an analysis image kind (display_image, ela_map, ...). */
+  category: string;
+  position: number;
+  /** Encrypted JSON: names (input and output) and anything else that came from the user. */
+  sealed: Buffer;
+  mimeType: string;
+  size: number;
+  state: 'available' | 'expired';
+  createdAt: number;
+}
+
+export interface AssetRepository {
+  insert(row: AssetRow): Promise<void>;
+  byId(id: string): Promise<AssetRow | undefined>;
+  forJob(jobId: string): Promise<AssetRow[]>;
+  setState(id: string, state: AssetRow['state']): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+export interface Repositories {
+  accounts: AccountRepository;
+  apiKeys: ApiKeyRepository;
+  keyRing: KeyRing;
+  settings: SettingsRepository;
+  sessions: SessionRepository;
+  uploads: UploadRepository;
+  jobs: JobRepository;
+  assets: AssetRepository;
+  webSessions: WebSessionRepository;
+  mailTokens: MailTokenRepository;
+}
+
+// ---- bytes ------------------------------------------------------------------
+
+export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+export interface AppendOptions {
+  /** Refuse the append unless the object's size is exactly this (checked under the lock). */
+  expectOffset?: number;
+  /** Fail (and write nothing) once more than this many bytes arrive. */
+  maxBytes?: number;
+  /** Fail (and write nothing) unless exactly this many bytes arrive. */
+  exactBytes?: number;
+  /**
+   * When the source fails midway, keep the bytes received so far (resumable uploads),
+   * instead of putting the object back as it was (the default).
+   */
+  keepPartial?: boolean;
+}
+
+/** Encrypted objects: every stored user byte goes through one of these, and only ciphertext leaves it. */
+export interface BlobStore {
+  /** Creates an empty object. Fails if it exists. */
+  create(id: string): Promise<void>;
+  /** Streams bytes onto the end of the object; resolves to the new size once durable. */
+  append(id: string, source: ByteSource, opts?: AppendOptions): Promise<number>;
+  /** Authenticated size of the object (its final frame is checked), never mid-append. */
+  size(id: string): Promise<number>;
+  exists(id: string): Promise<boolean>;
+  /** Plaintext bytes [start, end) as a stream; an integrity failure errors the stream. */
+  read(id: string, range?: { start?: number; end?: number }): Readable;
+  /** Destroys the object: its data key first, then its bytes. */
+  delete(id: string): Promise<boolean>;
+}
+
+export class BlobNotFoundError extends Error {
+  override name = 'BlobNotFoundError';
+}
+
+export class OffsetMismatchError extends Error {
+  override name = 'OffsetMismatchError';
+  readonly current: number;
+  constructor(current: number, expected: number) {
+    super(`offset ${expected} does not match the stored size ${current}`);
+    this.current = current;
+  }
+}
+
+export class SizeLimitError extends Error {
+  override name = 'SizeLimitError';
+  readonly received: number;
+  readonly limit: number;
+  readonly kind: 'max' | 'exact';
+  constructor(kind: 'max' | 'exact', received: number, limit: number) {
+    super(kind === 'max' ? `more than ${limit} bytes received` : `received ${received} bytes, expected ${limit}`);
+    this.kind = kind;
+    this.received = received;
+    this.limit = limit;
+  }
+}
+
+/** A row that would break a uniqueness rule (an e-mail, a client upload id, a digest): every backend throws this. */
+export class DuplicateError extends Error {
+  override name = 'DuplicateError';
+}
+
+// ---- locks, queue, events -----------------------------------------------------
+
+/** Mutual exclusion by key across every instance (one process: in memory; PostgreSQL: advisory locks). */
+export interface Locker {
+  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/** Jobs waiting for a worker, claimed with a lease that the runner renews while it works. */
+export interface JobQueue {
+  /** The oldest queued job, now processing under a lease held by `owner` until `leaseMs` from now; or one whose lease ran out. */
+  claim(owner: string, leaseMs: number): Promise<JobRow | undefined>;
+  /** Keeps the lease; false when it was lost (another instance took the job over). */
+  renew(jobId: string, owner: string, leaseMs: number): Promise<boolean>;
+  /** Gives the job back to the queue (the instance is stopping). */
+  release(jobId: string, owner: string): Promise<void>;
+}
+
+/** "This job changed": published by whoever changes a job, heard by every instance's long polls. */
+export interface JobEvents {
+  publish(jobId: string): Promise<void>;
+  /** Calls `fn` on each change of the job until the returned function is called. */
+  subscribe(jobId: string, fn: () => void): Promise<() => void>;
+}

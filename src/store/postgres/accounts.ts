@@ -1,0 +1,71 @@
+import type { Account, AccountRepository } from '../../domain/ports.ts';
+import { query, type Param, type PgDb } from './db.ts';
+
+interface Row {
+  id: string;
+  email: string;
+  verified_at: number | null;
+  deactivated_at: number | null;
+  created_at: number;
+}
+
+const toAccount = (r: Row): Account => ({
+  id: r.id,
+  email: r.email,
+  verifiedAt: r.verified_at,
+  deactivatedAt: r.deactivated_at,
+  createdAt: r.created_at,
+});
+
+export class PostgresAccounts implements AccountRepository {
+  private readonly db: PgDb;
+  constructor(db: PgDb) {
+    this.db = db;
+  }
+
+  async insert(a: Account): Promise<void> {
+    await query(this.db.pool, 'INSERT INTO accounts (id, email, verified_at, deactivated_at, created_at) VALUES ($1, $2, $3, $4, $5)', [
+      a.id,
+      a.email,
+      a.verifiedAt,
+      a.deactivatedAt,
+      a.createdAt,
+    ]);
+  }
+
+  async byEmail(email: string): Promise<Account | undefined> {
+    // lower(email) is what the unique index accounts_email holds: SQLite's COLLATE NOCASE
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM accounts WHERE lower(email) = lower($1)', [email]);
+    return rows[0] && toAccount(rows[0]);
+  }
+
+  async byId(id: string): Promise<Account | undefined> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM accounts WHERE id = $1', [id]);
+    return rows[0] && toAccount(rows[0]);
+  }
+
+  async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {
+    const sets: string[] = [];
+    const values: Param[] = [];
+    if ('verifiedAt' in fields) {
+      values.push(fields.verifiedAt ?? null);
+      sets.push(`verified_at = $${values.length}`);
+    }
+    if ('deactivatedAt' in fields) {
+      values.push(fields.deactivatedAt ?? null);
+      sets.push(`deactivated_at = $${values.length}`);
+    }
+    if (!sets.length) return;
+    values.push(id);
+    await query(this.db.pool, `UPDATE accounts SET ${sets.join(', ')} WHERE id = $${values.length}`, values);
+  }
+
+  async passwordHash(id: string): Promise<string | undefined> {
+    const { rows } = await query<{ password_hash: string | null }>(this.db.pool, 'SELECT password_hash FROM accounts WHERE id = $1', [id]);
+    return rows[0]?.password_hash ?? undefined;
+  }
+
+  async setPasswordHash(id: string, hash: string | null): Promise<void> {
+    await query(this.db.pool, 'UPDATE accounts SET password_hash = $1 WHERE id = $2', [hash, id]);
+  }
+}

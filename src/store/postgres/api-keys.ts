@@ -1,0 +1,59 @@
+import type { ApiKeyRepository, ApiKeyRow } from '../../domain/ports.ts';
+import { query, type PgDb } from './db.ts';
+
+interface Row {
+  id: string;
+  account_id: string;
+  prefix: string;
+  last4: string;
+  digest: Buffer;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const toKey = (r: Row): ApiKeyRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  last4: r.last4,
+  digest: r.digest,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+export class PostgresApiKeys implements ApiKeyRepository {
+  private readonly db: PgDb;
+  constructor(db: PgDb) {
+    this.db = db;
+  }
+
+  async insert(k: ApiKeyRow): Promise<void> {
+    await query(
+      this.db.pool,
+      'INSERT INTO api_keys (id, account_id, prefix, last4, digest, created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [k.id, k.accountId, k.prefix, k.last4, k.digest, k.createdAt, k.expiresAt, k.revokedAt],
+    );
+  }
+
+  async byDigest(digest: Buffer): Promise<ApiKeyRow | undefined> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM api_keys WHERE digest = $1', [digest]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byId(id: string): Promise<ApiKeyRow | undefined> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM api_keys WHERE id = $1', [id]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async listForAccount(accountId: string): Promise<ApiKeyRow[]> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq', [accountId]);
+    return rows.map(toKey);
+  }
+
+  async revoke(id: string, at: number): Promise<boolean> {
+    const { count } = await query(this.db.pool, 'UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, id]);
+    return count > 0;
+  }
+}

@@ -1,0 +1,157 @@
+import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../../domain/ports.ts';
+import { query, type Param, type PgDb } from './db.ts';
+
+interface Row {
+  id: string;
+  account_id: string;
+  session_id: string;
+  product: string;
+  state: string;
+  progress: number;
+  progress_message: string;
+  error: string | null;
+  sealed: Buffer;
+  expiry_ms: number;
+  attempts: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expires_at: number | null;
+  results_state: string;
+}
+
+const toJob = (r: Row): JobRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  sessionId: r.session_id,
+  product: r.product as Product,
+  state: r.state as JobState,
+  progress: r.progress,
+  progressMessage: r.progress_message,
+  error: r.error,
+  sealed: r.sealed,
+  expiryMs: r.expiry_ms,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  expiresAt: r.expires_at,
+  resultsState: r.results_state as ResultsState,
+});
+
+const COLUMNS: Record<string, string> = {
+  state: 'state',
+  progress: 'progress',
+  progressMessage: 'progress_message',
+  error: 'error',
+  sealed: 'sealed',
+  expiryMs: 'expiry_ms',
+  attempts: 'attempts',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  expiresAt: 'expires_at',
+  resultsState: 'results_state',
+};
+
+const INSERT = `INSERT INTO jobs (id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts,
+  created_at, started_at, finished_at, expires_at, results_state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
+
+const values = (j: JobRow): Param[] => [
+  j.id,
+  j.accountId,
+  j.sessionId,
+  j.product,
+  j.state,
+  j.progress,
+  j.progressMessage,
+  j.error,
+  j.sealed,
+  j.expiryMs,
+  j.attempts,
+  j.createdAt,
+  j.startedAt,
+  j.finishedAt,
+  j.expiresAt,
+  j.resultsState,
+];
+
+export class PostgresJobs implements JobRepository {
+  private readonly db: PgDb;
+  constructor(db: PgDb) {
+    this.db = db;
+  }
+
+  async insert(j: JobRow): Promise<void> {
+    await query(this.db.pool, INSERT, values(j));
+  }
+
+  async insertIfIdle(j: JobRow): Promise<boolean> {
+    // The partial unique index jobs_one_active decides: a session that already has a queued or
+    // running job makes this insert do nothing (two racing requests: one row, one false). Any
+    // other uniqueness (the id) still throws DuplicateError.
+    const { count } = await query(this.db.pool, `${INSERT} ON CONFLICT (session_id) WHERE state IN ('queued', 'processing') DO NOTHING`, values(j));
+    return count === 1;
+  }
+
+  async activeForSession(sessionId: string): Promise<JobRow | undefined> {
+    const { rows } = await query<Row>(this.db.pool, "SELECT * FROM jobs WHERE session_id = $1 AND state IN ('queued', 'processing')", [sessionId]);
+    return rows[0] && toJob(rows[0]);
+  }
+
+  async byId(id: string): Promise<JobRow | undefined> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE id = $1', [id]);
+    return rows[0] && toJob(rows[0]);
+  }
+
+  async latestForSession(sessionId: string): Promise<JobRow | undefined> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1', [sessionId]);
+    return rows[0] && toJob(rows[0]);
+  }
+
+  async forSession(sessionId: string): Promise<JobRow[]> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE session_id = $1 ORDER BY created_at, seq', [sessionId]);
+    return rows.map(toJob);
+  }
+
+  async claimNext(now: number): Promise<JobRow | undefined> {
+    // One statement, safe with several instances claiming at once: each locks the oldest queued
+    // row no one else holds (SKIP LOCKED), so no two get the same job and none waits on another.
+    const { rows } = await query<Row>(
+      this.db.pool,
+      `UPDATE jobs SET state = 'processing', started_at = $1, attempts = attempts + 1
+         WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+           AND state = 'queued'
+         RETURNING *`,
+      [now],
+    );
+    return rows[0] && toJob(rows[0]);
+  }
+
+  async update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<void> {
+    const sets: string[] = [];
+    const params: Param[] = [];
+    for (const [k, v] of Object.entries(fields)) {
+      const col = COLUMNS[k];
+      if (!col) throw new Error(`not an updatable job field: ${k}`);
+      params.push(v as Param);
+      sets.push(`${col} = $${params.length}`);
+    }
+    if (!sets.length) return;
+    params.push(id);
+    await query(this.db.pool, `UPDATE jobs SET ${sets.join(', ')} WHERE id = $${params.length}`, params);
+  }
+
+  async inState(state: JobState): Promise<JobRow[]> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE state = $1 ORDER BY created_at, seq', [state]);
+    return rows.map(toJob);
+  }
+
+  async resultsExpiredBefore(at: number, limit: number): Promise<JobRow[]> {
+    const { rows } = await query<Row>(
+      this.db.pool,
+      "SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
+      [at, limit],
+    );
+    return rows.map(toJob);
+  }
+}

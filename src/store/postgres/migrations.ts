@@ -1,0 +1,165 @@
+// The same numbered migrations as store/sqlite/migrations.ts, in PostgreSQL's SQL. Numbered,
+// append-only: a shipped migration is never edited; add the next number to both backends.
+//
+// Where the dialects differ: BYTEA for blobs; BIGINT for the millisecond timestamps and byte
+// sizes; e-mail unique and looked up case-insensitively through lower(email) (SQLite's COLLATE
+// NOCASE; the cluster's C ctype folds ASCII only, as NOCASE does); and a `seq` identity column
+// on the tables whose reads break ties by insertion order, which SQLite gets from its rowid.
+export interface Migration {
+  version: number;
+  sql: string;
+}
+
+export const migrations: Migration[] = [
+  {
+    version: 1,
+    sql: `
+      CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL,
+        verified_at BIGINT,
+        deactivated_at BIGINT,
+        created_at BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX accounts_email ON accounts (lower(email));
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        prefix TEXT NOT NULL,
+        last4 TEXT NOT NULL,
+        digest BYTEA NOT NULL UNIQUE,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        revoked_at BIGINT,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX api_keys_account ON api_keys(account_id);
+      CREATE TABLE blob_keys (
+        object_id TEXT PRIMARY KEY,
+        wrapped BYTEA NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        type TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX sessions_account ON sessions(account_id);
+      CREATE INDEX sessions_expiry ON sessions(expires_at);
+      CREATE TABLE uploads (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        session_id TEXT REFERENCES sessions(id),
+        via TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        size BIGINT,
+        sealed BYTEA NOT NULL,
+        client_ref BYTEA,
+        state TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        completed_at BIGINT,
+        ended_at BIGINT,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX uploads_session ON uploads(session_id);
+      CREATE UNIQUE INDEX uploads_client_ref ON uploads(session_id, client_ref) WHERE client_ref IS NOT NULL;
+      CREATE INDEX uploads_live_expiry ON uploads(expires_at) WHERE state IN ('uploading', 'completed');
+    `,
+  },
+  {
+    version: 3,
+    sql: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        product TEXT NOT NULL,
+        state TEXT NOT NULL,
+        progress INTEGER NOT NULL DEFAULT 0,
+        progress_message TEXT NOT NULL DEFAULT '',
+        error TEXT,
+        sealed BYTEA NOT NULL,
+        expiry_ms BIGINT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        started_at BIGINT,
+        finished_at BIGINT,
+        expires_at BIGINT,
+        results_state TEXT NOT NULL DEFAULT 'none',
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX jobs_session ON jobs(session_id, created_at);
+      CREATE INDEX jobs_active ON jobs(state, created_at) WHERE state IN ('queued', 'processing');
+      CREATE INDEX jobs_expiry ON jobs(expires_at) WHERE results_state = 'available';
+      CREATE TABLE assets (
+        id TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL REFERENCES jobs(id),
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        category TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        sealed BYTEA NOT NULL,
+        mime_type TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        state TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        seq BIGINT GENERATED ALWAYS AS IDENTITY
+      );
+      CREATE INDEX assets_job ON assets(job_id, position);
+    `,
+  },
+  {
+    version: 4,
+    // One active job per session, held by the database rather than by a check-then-insert
+    // that two requests can both pass. Rows the old race left are settled first: the latest
+    // active job of a session keeps running, older ones fail.
+    sql: `
+      UPDATE jobs SET state = 'failed', error = 'superseded', progress_message = 'A later job on the same session replaced this one.'
+        WHERE state IN ('queued', 'processing')
+          AND id NOT IN (
+            SELECT id FROM (
+              SELECT id, ROW_NUMBER() OVER (PARTITION BY session_id ORDER BY created_at DESC, seq DESC) AS n
+                FROM jobs WHERE state IN ('queued', 'processing')
+            ) AS ranked WHERE n = 1
+          );
+      CREATE UNIQUE INDEX jobs_one_active ON jobs(session_id) WHERE state IN ('queued', 'processing');
+    `,
+  },
+  {
+    version: 5,
+    // The web pages: a password for people (argon2id, PHC string), signed-in sessions and the
+    // single-use links sent by mail. Tokens are kept as HMACs only.
+    sql: `
+      ALTER TABLE accounts ADD COLUMN password_hash TEXT;
+      CREATE TABLE web_sessions (
+        digest BYTEA PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        created_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
+      CREATE INDEX web_sessions_account ON web_sessions(account_id);
+      CREATE INDEX web_sessions_expiry ON web_sessions(expires_at);
+      CREATE TABLE mail_tokens (
+        digest BYTEA PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts(id),
+        purpose TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT NOT NULL,
+        used_at BIGINT
+      );
+      CREATE INDEX mail_tokens_expiry ON mail_tokens(expires_at);
+    `,
+  },
+];

@@ -1,0 +1,422 @@
+// One contract for every blob backend (as @tus/server's locker tests): contract(name, setup)
+// registers the same tests for each. The file store runs on a temp folder, the S3 store on a
+// real Swift (s3api) started for this file; both keep their data keys in a real SQLite key ring.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { test } from './helpers/test.ts';
+import { tempDir } from './helpers/service.ts';
+import { filesContaining } from './helpers/files.ts';
+import { MARKER, payload, sha256 } from './helpers/payload.ts';
+import { startSwift, type RunningSwift } from './helpers/swift.ts';
+import { EncryptedFileStore } from '../src/store/blobs/encrypted-file-store.ts';
+import { S3BlobStore } from '../src/store/blobs/s3-store.ts';
+import { FRAME_OVERHEAD, HEADER_BYTES } from '../src/store/blobs/frames.ts';
+import { MasterKey } from '../src/store/master-key.ts';
+import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
+import type { BlobStore, KeyRing } from '../src/domain/ports.ts';
+
+const FRAME = 128 * 1024;
+const STRIDE = FRAME + FRAME_OVERHEAD;
+const MiB = 1024 * 1024;
+
+/** What the contract needs from a backend beyond the BlobStore itself: a look at (and a hand in) its storage. */
+interface Backend {
+  store: BlobStore;
+  hasKey(id: string): Promise<boolean>;
+  /** Names of everything stored for the object. */
+  stored(id: string): Promise<string[]>;
+  /** Flips one ciphertext byte inside the object's first data frame. */
+  flip(id: string): Promise<void>;
+  /** Puts `from`'s stored bytes and data key under the id `to`. */
+  transplant(from: string, to: string): Promise<void>;
+  /** Swaps two stored units of the object (file: frames 0 and 1; S3: parts 1 and 2). */
+  reorder(id: string): Promise<void>;
+  /** Cuts the object's final frame off. */
+  dropLastFrame(id: string): Promise<void>;
+  /** Every stored thing whose bytes contain the needle. */
+  holding(needle: string): Promise<string[]>;
+}
+
+/** The key ring as the ports declare it (async), over the SQLite one whichever shape it has today. */
+function asyncKeyRing(ring: { put(id: string, w: Buffer): unknown; get(id: string): unknown; delete(id: string): unknown }): KeyRing {
+  return {
+    put: async (id, w) => void (await ring.put(id, w)),
+    get: async (id) => (await ring.get(id)) as Buffer | undefined,
+    delete: async (id) => (await ring.delete(id)) as boolean,
+  };
+}
+
+const masterKey = new MasterKey(Buffer.alloc(32, 7));
+
+async function fileBackend(): Promise<Backend> {
+  const dir = tempDir();
+  const repos = sqliteRepositories(openDb(path.join(dir, 'obscura.db')));
+  const keys = asyncKeyRing(repos.keyRing);
+  const store = await EncryptedFileStore.open({ dir: path.join(dir, 'blobs'), masterKey, keyRing: repos.keyRing });
+  const file = (id: string) => path.join(dir, 'blobs', id.slice(0, 2), `${id}.obj`);
+  const edit = (id: string, fn: (b: Buffer) => Buffer) => writeFileSync(file(id), fn(readFileSync(file(id))));
+  return {
+    store,
+    hasKey: async (id) => (await keys.get(id)) !== undefined,
+    stored: async (id) => [file(id), file(id).replace(/\.obj$/, '.journal')].filter((f) => existsSync(f)),
+    flip: async (id) =>
+      edit(id, (b) => {
+        b[HEADER_BYTES + 500] ^= 0x01;
+        return b;
+      }),
+    transplant: async (from, to) => {
+      writeFileSync(file(to), readFileSync(file(from)));
+      await keys.delete(to);
+      await keys.put(to, (await keys.get(from))!);
+    },
+    reorder: async (id) =>
+      edit(id, (b) => {
+        const f0 = Buffer.from(b.subarray(HEADER_BYTES, HEADER_BYTES + STRIDE));
+        b.copy(b, HEADER_BYTES, HEADER_BYTES + STRIDE, HEADER_BYTES + 2 * STRIDE);
+        f0.copy(b, HEADER_BYTES + STRIDE);
+        return b;
+      }),
+    dropLastFrame: async (id) =>
+      edit(id, (b) => {
+        const body = b.length - HEADER_BYTES;
+        return b.subarray(0, HEADER_BYTES + (Math.ceil(body / STRIDE) - 1) * STRIDE);
+      }),
+    holding: async (needle) => filesContaining(dir, needle),
+  };
+}
+
+let swift: RunningSwift | undefined;
+let bucket = '';
+
+async function getObject(s3: S3Client, key: string): Promise<Buffer> {
+  const r = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return Buffer.from(await r.Body!.transformToByteArray());
+}
+async function listKeys(s3: S3Client, prefix = ''): Promise<{ key: string; size: number }[]> {
+  const out: { key: string; size: number }[] = [];
+  let token: string | undefined;
+  do {
+    const r = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const o of r.Contents ?? []) out.push({ key: o.Key!, size: o.Size ?? 0 });
+    token = r.IsTruncated ? r.NextContinuationToken : undefined;
+  } while (token);
+  return out.sort((a, b) => a.key.localeCompare(b.key));
+}
+
+async function s3Backend(): Promise<Backend> {
+  if (!swift) throw new Error('Swift did not start');
+  const s3 = swift.client;
+  const dir = tempDir();
+  const keys = asyncKeyRing(sqliteRepositories(openDb(path.join(dir, 'obscura.db'))).keyRing);
+  const prefix = `t${randomBytes(3).toString('hex')}/`;
+  const store = new S3BlobStore({ url: swift.url(bucket, prefix), masterKey, keyRing: keys, credentials: swift.credentials });
+  const parts = async (id: string) => (await listKeys(s3, `${prefix}${id}/`)).map((o) => o.key);
+  const put = (key: string, body: Buffer) => s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+  return {
+    store,
+    hasKey: async (id) => (await keys.get(id)) !== undefined,
+    stored: parts,
+    flip: async (id) => {
+      const key = (await parts(id))[1]!;
+      const b = await getObject(s3, key);
+      b[500] ^= 0x01;
+      await put(key, b);
+    },
+    transplant: async (from, to) => {
+      for (const key of await parts(from)) await put(key.replace(`${prefix}${from}/`, `${prefix}${to}/`), await getObject(s3, key));
+      await keys.delete(to);
+      await keys.put(to, (await keys.get(from))!);
+    },
+    reorder: async (id) => {
+      const [, k1, k2] = await parts(id);
+      const [b1, b2] = [await getObject(s3, k1!), await getObject(s3, k2!)];
+      await put(k1!, b2);
+      await put(k2!, b1);
+    },
+    dropLastFrame: async (id) => {
+      const key = (await parts(id)).at(-1)!;
+      const b = await getObject(s3, key);
+      await put(key, b.subarray(0, (Math.ceil(b.length / STRIDE) - 1) * STRIDE));
+    },
+    holding: async (needle) => {
+      const hits: string[] = [];
+      for (const o of await listKeys(s3)) {
+        // other tests delete their objects meanwhile: one gone since the listing holds nothing
+        const bytes = await getObject(s3, o.key).catch((err: { name?: string }) => (err.name === 'NoSuchKey' ? Buffer.alloc(0) : Promise.reject(err)));
+        if (bytes.includes(Buffer.from(needle))) hits.push(o.key);
+      }
+      return hits;
+    },
+  };
+}
+
+test.before(async () => {
+  swift = await startSwift();
+  bucket = await swift.createBucket();
+});
+test.after.always(async () => {
+  await swift?.stop();
+});
+
+async function readAll(s: AsyncIterable<Buffer>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of s) parts.push(c);
+  return Buffer.concat(parts);
+}
+
+function* chunks(buf: Buffer, size: number) {
+  for (let i = 0; i < buf.length; i += size) yield buf.subarray(i, i + size);
+}
+
+async function* failingAfter(data: Buffer, chunk = 100_000) {
+  yield* chunks(data, chunk);
+  throw new Error('connection reset');
+}
+
+/** The object's size, bytes and stored names, to check that a refused append changed nothing. */
+async function snapshot(b: Backend, id: string) {
+  return { size: await b.store.size(id), sha: sha256(await readAll(b.store.read(id))), stored: await b.stored(id) };
+}
+
+const notFound = { name: 'BlobNotFoundError' };
+const integrity = { name: 'IntegrityError' };
+
+function contract(name: string, setup: () => Promise<Backend>, known: { keepPartialLimitWritesNothing?: boolean } = {}) {
+  const it = (title: string, fn: (t: ExecutionContext, b: Backend) => Promise<void>) => test(`${name}: ${title}`, async (t) => fn(t, await setup()));
+
+  it('an empty object exists, has size 0 and reads empty; create refuses an existing id', async (t, b) => {
+    t.false(await b.store.exists('empty'));
+    await t.throwsAsync(b.store.size('empty'), notFound);
+    await b.store.create('empty');
+    t.true(await b.store.exists('empty'));
+    t.is(await b.store.size('empty'), 0);
+    t.is((await readAll(b.store.read('empty'))).length, 0);
+    await t.throwsAsync(b.store.create('empty'));
+    t.is(await b.store.size('empty'), 0);
+    t.true(await b.hasKey('empty'));
+  });
+
+  it('round trip, bit-exact, at 0, 1, frame-1, frame, frame+1 bytes and 20 MiB', async (t, b) => {
+    for (const size of [0, 1, FRAME - 1, FRAME, FRAME + 1, 20 * MiB + 3]) {
+      const id = `rt${size}`;
+      const data = randomBytes(size);
+      await b.store.create(id);
+      t.is(await b.store.append(id, chunks(data, 100_000)), size);
+      t.is(await b.store.size(id), size);
+      t.is(sha256(await readAll(b.store.read(id))), sha256(data), `size ${size}`);
+    }
+  });
+
+  it('a long resumable append spanning several parts reads back bit-exact', async (t, b) => {
+    const data = randomBytes(19 * MiB + 77);
+    await b.store.create('long');
+    t.is(await b.store.append('long', chunks(data, 64 * 1024), { keepPartial: true }), data.length);
+    t.is(await b.store.size('long'), data.length);
+    t.is(sha256(await readAll(b.store.read('long'))), sha256(data));
+  });
+
+  it('many small appends land where they should', async (t, b) => {
+    const data = randomBytes(150_000);
+    await b.store.create('small');
+    let at = 0;
+    let n = 0;
+    while (at < data.length) {
+      const len = 1 + ((n++ * 7919) % 4000);
+      at = await b.store.append('small', [data.subarray(at, at + len)], { expectOffset: at });
+    }
+    t.true(n > 60);
+    t.is(await b.store.size('small'), data.length);
+    t.true((await readAll(b.store.read('small'))).equals(data));
+  });
+
+  it('ranged reads return exact slices across frames and parts', async (t, b) => {
+    const pieces = [FRAME * 2 + 7, 3, FRAME * 5 + 100, 9 * MiB + 11];
+    const data = randomBytes(pieces.reduce((a, n) => a + n, 0));
+    await b.store.create('ranges');
+    let at = 0;
+    for (const [i, n] of pieces.entries()) {
+      at = await b.store.append('ranges', chunks(data.subarray(at, at + n), 200_000), { keepPartial: i === 3 });
+    }
+    t.is(at, data.length);
+    const L = data.length;
+    const p1 = FRAME * 2 + 7; // where the second append starts
+    const cases: { start?: number; end?: number }[] = [
+      { start: 0, end: 1 },
+      { start: 12345 },
+      { end: FRAME + 3 },
+      { start: FRAME - 1, end: FRAME + 1 },
+      { start: p1 - 5, end: p1 + 5 },
+      { start: 100, end: L - 100 },
+      { start: 8 * MiB - 17, end: 8 * MiB + FRAME * 3 },
+      { start: L - 1, end: L },
+      { start: FRAME * 3, end: L + 99 },
+      { start: L + 10 },
+      { start: 5, end: 5 },
+      { start: 500, end: 100 },
+    ];
+    for (const r of cases) {
+      const start = Math.min(r.start ?? 0, L);
+      const end = Math.max(start, Math.min(r.end ?? L, L));
+      t.true((await readAll(b.store.read('ranges', r))).equals(data.subarray(start, end)), JSON.stringify(r));
+    }
+  });
+
+  it('a wrong expectOffset is refused with the current size, and nothing is written', async (t, b) => {
+    const data = randomBytes(FRAME + 100);
+    await b.store.create('offset');
+    await b.store.append('offset', [data]);
+    const before = await snapshot(b, 'offset');
+    const err = await t.throwsAsync(b.store.append('offset', [Buffer.from('x')], { expectOffset: 3 }), { name: 'OffsetMismatchError' });
+    t.is((err as unknown as { current: number }).current, data.length);
+    t.deepEqual(await snapshot(b, 'offset'), before);
+    t.is(await b.store.append('offset', [Buffer.from('x')], { expectOffset: data.length }), data.length + 1);
+  });
+
+  it('maxBytes and exactBytes refuse the append and leave the object as it was', async (t, b) => {
+    const data = randomBytes(FRAME + 100);
+    await b.store.create('limits');
+    await b.store.append('limits', [data]);
+    const before = await snapshot(b, 'limits');
+    const max = await t.throwsAsync(b.store.append('limits', chunks(randomBytes(FRAME * 3), 1000), { maxBytes: FRAME }), { name: 'SizeLimitError' });
+    t.is((max as unknown as { kind: string }).kind, 'max');
+    await t.throwsAsync(b.store.append('limits', chunks(randomBytes(12 * MiB), 100_000), { maxBytes: 11 * MiB }), { name: 'SizeLimitError' });
+    await t.throwsAsync(b.store.append('limits', [randomBytes(10)], { exactBytes: 11 }), { name: 'SizeLimitError' });
+    await t.throwsAsync(b.store.append('limits', [randomBytes(12)], { exactBytes: 11 }), { name: 'SizeLimitError' });
+    t.deepEqual(await snapshot(b, 'limits'), before);
+    t.is(await b.store.append('limits', [randomBytes(11)], { exactBytes: 11 }), data.length + 11);
+  });
+
+  (known.keepPartialLimitWritesNothing === false ? test.failing : test)(
+    `${name}: a resumable append over maxBytes writes nothing, even past a checkpoint`,
+    async (t) => {
+      const b = await setup();
+      await b.store.create('limits-kp');
+      await b.store.append('limits-kp', [randomBytes(1000)]);
+      const before = await snapshot(b, 'limits-kp');
+      await t.throwsAsync(b.store.append('limits-kp', chunks(randomBytes(12 * MiB), 100_000), { maxBytes: 11 * MiB, keepPartial: true }), { name: 'SizeLimitError' });
+      t.deepEqual(await snapshot(b, 'limits-kp'), before);
+    },
+  );
+
+  it('a failing source without keepPartial leaves the object as it was', async (t, b) => {
+    const data = randomBytes(FRAME * 2 + 9);
+    await b.store.create('fail');
+    await b.store.append('fail', [data]);
+    const before = await snapshot(b, 'fail');
+    await t.throwsAsync(b.store.append('fail', failingAfter(randomBytes(FRAME * 2 + 5))), { message: 'connection reset' });
+    await t.throwsAsync(b.store.append('fail', failingAfter(randomBytes(17 * MiB + 5))), { message: 'connection reset' });
+    t.deepEqual(await snapshot(b, 'fail'), before);
+  });
+
+  it('keepPartial keeps exactly the bytes before a source that throws midway', async (t, b) => {
+    const data = randomBytes(FRAME + 100);
+    await b.store.create('partial');
+    await b.store.append('partial', [data]);
+    const more = randomBytes(FRAME * 2 + 5);
+    const big = randomBytes(17 * MiB + 3);
+    t.is(await b.store.append('partial', failingAfter(more), { keepPartial: true }), data.length + more.length);
+    t.is(await b.store.append('partial', failingAfter(big, 256 * 1024), { keepPartial: true }), data.length + more.length + big.length);
+    const all = Buffer.concat([data, more, big]);
+    t.is(await b.store.size('partial'), all.length);
+    t.is(sha256(await readAll(b.store.read('partial'))), sha256(all));
+  });
+
+  it('concurrent appends to one object are serialised', async (t, b) => {
+    await b.store.create('race');
+    const parts = Array.from({ length: 12 }, (_, i) => Buffer.alloc(5000 + i, i));
+    await Promise.all(parts.map((p) => b.store.append('race', [p])));
+    const out = await readAll(b.store.read('race'));
+    t.is(out.length, parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    while (at < out.length) {
+      const len = 5000 + out[at]!;
+      t.true(out.subarray(at, at + len).equals(Buffer.alloc(len, out[at]!)));
+      at += len;
+    }
+  });
+
+  it('delete destroys the key, then every stored byte', async (t, b) => {
+    await b.store.create('gone');
+    await b.store.append('gone', [randomBytes(1000)]);
+    await b.store.append('gone', [randomBytes(FRAME * 3)]);
+    t.true((await b.stored('gone')).length > 0);
+    t.true(await b.store.delete('gone'));
+    t.false(await b.hasKey('gone'));
+    t.deepEqual(await b.stored('gone'), []);
+    t.false(await b.store.exists('gone'));
+    await t.throwsAsync(b.store.size('gone'), notFound);
+    await t.throwsAsync(readAll(b.store.read('gone')), notFound);
+    await t.throwsAsync(b.store.append('gone', [Buffer.from('x')]), notFound);
+    t.false(await b.store.delete('gone'));
+  });
+
+  it('one flipped ciphertext byte makes the read fail', async (t, b) => {
+    await b.store.create('flip');
+    await b.store.append('flip', [randomBytes(FRAME * 3)]);
+    await b.flip('flip');
+    await t.throwsAsync(readAll(b.store.read('flip')), integrity);
+  });
+
+  it('a stored unit moved to another id does not decrypt there', async (t, b) => {
+    await b.store.create('move1');
+    await b.store.append('move1', [randomBytes(FRAME + 10)]);
+    await b.store.create('move2');
+    await b.transplant('move1', 'move2');
+    await t.throwsAsync(readAll(b.store.read('move2')), integrity);
+  });
+
+  it('reordered frames or parts fail', async (t, b) => {
+    await b.store.create('order');
+    await b.store.append('order', [randomBytes(FRAME + 10)]);
+    await b.store.append('order', [randomBytes(FRAME + 10)]);
+    await b.reorder('order');
+    await t.throwsAsync(readAll(b.store.read('order')), integrity);
+  });
+
+  it('a dropped final frame fails size and read', async (t, b) => {
+    await b.store.create('cut');
+    await b.store.append('cut', [randomBytes(FRAME * 3 + 10)]);
+    await b.dropLastFrame('cut');
+    await t.throwsAsync(b.store.size('cut'), integrity);
+    await t.throwsAsync(readAll(b.store.read('cut')), integrity);
+  });
+
+  it('the storage holds no plaintext', async (t, b) => {
+    const data = payload(3 * MiB + 5);
+    await b.store.create('marker');
+    await b.store.append('marker', chunks(data, 300_000));
+    await b.store.append('marker', chunks(data, 300_000), { keepPartial: true });
+    t.true((await readAll(b.store.read('marker'))).includes(Buffer.from(MARKER)));
+    t.deepEqual(await b.holding(MARKER), []);
+  });
+}
+
+contract('file', fileBackend, { keepPartialLimitWritesNothing: false });
+contract('s3', s3Backend);
+
+test('s3: an append is one part object (multipart), a resumable one a part per 8 MiB; no part is rewritten', async (t) => {
+  const b = await s3Backend();
+  await b.store.create('shape');
+  await b.store.append('shape', chunks(randomBytes(20 * MiB), 1 * MiB));
+  t.is((await b.stored('shape')).length, 2);
+  await b.store.append('shape', chunks(randomBytes(20 * MiB), 1 * MiB), { keepPartial: true });
+  const parts = await b.stored('shape');
+  t.deepEqual(
+    parts.map((k) => k.slice(k.lastIndexOf('/') + 1)),
+    ['00000000', '00000001', '00000002', '00000003', '00000004'],
+  );
+  t.is(await b.store.size('shape'), 40 * MiB);
+});
+
+test('s3: a part dropped from the middle fails', async (t) => {
+  const b = await s3Backend();
+  await b.store.create('gap');
+  for (let i = 0; i < 3; i++) await b.store.append('gap', [randomBytes(1000)]);
+  const key = (await b.stored('gap'))[2]!;
+  const { DeleteObjectCommand } = await import('@aws-sdk/client-s3');
+  await swift!.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  await t.throwsAsync(b.store.size('gap'), integrity);
+});

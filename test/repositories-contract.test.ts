@@ -1,0 +1,553 @@
+// One contract for the row repositories, run against every backend (SQLite, PostgreSQL): the
+// same tests, the same expectations, so the domain cannot tell which one it talks to.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { ExecutionContext } from 'ava';
+import { test } from './helpers/test.ts';
+import { startPostgres, type Postgres } from './helpers/postgres.ts';
+import {
+  DuplicateError,
+  type Account,
+  type ApiKeyRow,
+  type AssetRow,
+  type JobRow,
+  type MailTokenRow,
+  type Repositories,
+  type SessionRow,
+  type UploadRow,
+  type WebSessionRow,
+} from '../src/domain/ports.ts';
+import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
+import { openPostgres, postgresRepositories } from '../src/store/postgres/index.ts';
+import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.ts';
+import { migrations as postgresMigrations } from '../src/store/postgres/migrations.ts';
+
+type Open = (t: ExecutionContext) => Promise<Repositories>;
+
+// ---- rows to store ------------------------------------------------------------
+
+/** Past 2^32 ms (and 2^31), where a 32-bit column or a string BIGINT would show. */
+const T0 = 1_764_000_000_000;
+const BIG = 2 ** 33 + 7; // a size in bytes past 4 GiB
+
+const bytes = (...b: number[]): Buffer => Buffer.from(b);
+/** Every byte value, zeros and high bytes included. */
+const allBytes = (): Buffer => Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+
+const account = (id: string, email = `${id}@example.org`, over: Partial<Account> = {}): Account => ({
+  id,
+  email,
+  verifiedAt: null,
+  deactivatedAt: null,
+  createdAt: T0,
+  ...over,
+});
+
+const session = (id: string, accountId: string, over: Partial<SessionRow> = {}): SessionRow => ({
+  id,
+  accountId,
+  type: 'convert',
+  createdAt: T0,
+  expiresAt: T0 + 3_600_000,
+  ...over,
+});
+
+const upload = (id: string, accountId: string, sessionId: string | null, over: Partial<UploadRow> = {}): UploadRow => ({
+  id,
+  accountId,
+  sessionId,
+  via: 'tus',
+  step: 1,
+  size: 1234,
+  sealed: bytes(1, 2, 3),
+  clientRef: null,
+  state: 'uploading',
+  createdAt: T0,
+  expiresAt: T0 + 60_000,
+  completedAt: null,
+  endedAt: null,
+  ...over,
+});
+
+const job = (id: string, accountId: string, sessionId: string, over: Partial<JobRow> = {}): JobRow => ({
+  id,
+  accountId,
+  sessionId,
+  product: 'convert',
+  state: 'queued',
+  progress: 0,
+  progressMessage: '',
+  error: null,
+  sealed: bytes(9, 8, 7),
+  expiryMs: 86_400_000,
+  attempts: 0,
+  createdAt: T0,
+  startedAt: null,
+  finishedAt: null,
+  expiresAt: null,
+  resultsState: 'none',
+  ...over,
+});
+
+const asset = (id: string, jobId: string, accountId: string, over: Partial<AssetRow> = {}): AssetRow => ({
+  id,
+  jobId,
+  accountId,
+  category: 'result',
+  position: 0,
+  sealed: bytes(4, 5),
+  mimeType: 'image/png',
+  size: 100,
+  state: 'available',
+  createdAt: T0,
+  ...over,
+});
+
+/** An account with one session: what most rows hang from. */
+async function owner(r: Repositories, id = 'acc', sessionIds: string[] = ['ses']): Promise<void> {
+  await r.accounts.insert(account(id));
+  for (const s of sessionIds) await r.sessions.insert(session(s, id));
+}
+
+const ids = (rows: { id: string }[]): string[] => rows.map((x) => x.id);
+
+// ---- the contract -------------------------------------------------------------
+
+function contract(name: string, open: Open): void {
+  const it = (title: string, fn: (t: ExecutionContext, r: Repositories) => Promise<void>): void => {
+    test(`${name}: ${title}`, async (t) => fn(t, await open(t)));
+  };
+
+  it('accounts: every field round-trips, e-mail is found in any case and unique in any case', async (t, r) => {
+    const a = account('a1', 'Alice@Example.org', { verifiedAt: T0 + 1, deactivatedAt: null, createdAt: T0 });
+    await r.accounts.insert(a);
+    t.deepEqual(await r.accounts.byId('a1'), a);
+    t.deepEqual(await r.accounts.byEmail('alice@example.org'), a);
+    t.deepEqual(await r.accounts.byEmail('ALICE@EXAMPLE.ORG'), a, 'the address comes back as it was given');
+    t.is(await r.accounts.byEmail('bob@example.org'), undefined);
+    t.is(await r.accounts.byId('nobody'), undefined);
+    t.is(typeof (await r.accounts.byId('a1'))!.createdAt, 'number');
+
+    await t.throwsAsync(async () => r.accounts.insert(account('a2', 'alice@example.org')), { instanceOf: DuplicateError });
+    await t.throwsAsync(async () => r.accounts.insert(account('a3', 'ALICE@example.ORG')), { instanceOf: DuplicateError });
+    await t.throwsAsync(async () => r.accounts.insert(account('a1', 'other@example.org')), { instanceOf: DuplicateError }, 'the same id');
+    t.is(await r.accounts.byId('a2'), undefined);
+
+    await r.accounts.update('a1', { deactivatedAt: T0 + 5 });
+    t.deepEqual(await r.accounts.byId('a1'), { ...a, deactivatedAt: T0 + 5 });
+    await r.accounts.update('a1', { verifiedAt: null, deactivatedAt: null });
+    t.deepEqual(await r.accounts.byId('a1'), { ...a, verifiedAt: null });
+    await r.accounts.update('a1', {});
+    t.deepEqual(await r.accounts.byId('a1'), { ...a, verifiedAt: null });
+
+    t.is(await r.accounts.passwordHash('a1'), undefined);
+    const phc = '$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNo';
+    await r.accounts.setPasswordHash('a1', phc);
+    t.is(await r.accounts.passwordHash('a1'), phc);
+    await r.accounts.setPasswordHash('a1', null);
+    t.is(await r.accounts.passwordHash('a1'), undefined);
+    t.is(await r.accounts.passwordHash('nobody'), undefined);
+  });
+
+  it('api keys: found by digest and id, listed oldest first, revoked once, digest unique', async (t, r) => {
+    await owner(r);
+    await r.accounts.insert(account('other'));
+    const k1: ApiKeyRow = { id: 'k1', accountId: 'acc', prefix: 'obs_live', last4: 'ab12', digest: allBytes(), createdAt: T0 + 2, expiresAt: T0 + 2 ** 40, revokedAt: null };
+    const k2: ApiKeyRow = { ...k1, id: 'k2', digest: bytes(0, 0, 0, 1), last4: 'zz99', createdAt: T0 + 1, expiresAt: null };
+    const k3: ApiKeyRow = { ...k1, id: 'k3', accountId: 'other', digest: bytes(0xff), createdAt: T0 };
+    for (const k of [k1, k2, k3]) await r.apiKeys.insert(k);
+    t.deepEqual(await r.apiKeys.byDigest(allBytes()), k1);
+    t.true(Buffer.isBuffer((await r.apiKeys.byDigest(bytes(0, 0, 0, 1)))!.digest));
+    t.deepEqual(await r.apiKeys.byId('k2'), k2);
+    t.is(await r.apiKeys.byDigest(bytes(0, 0, 0)), undefined, 'a prefix of a digest is not the digest');
+    t.is(await r.apiKeys.byId('nope'), undefined);
+    t.deepEqual(ids(await r.apiKeys.listForAccount('acc')), ['k2', 'k1']);
+    t.deepEqual(await r.apiKeys.listForAccount('nobody'), []);
+    t.true(await r.apiKeys.revoke('k1', T0 + 9));
+    t.false(await r.apiKeys.revoke('k1', T0 + 10), 'revoked before');
+    t.false(await r.apiKeys.revoke('nope', T0));
+    t.is((await r.apiKeys.byId('k1'))!.revokedAt, T0 + 9);
+    await t.throwsAsync(async () => r.apiKeys.insert({ ...k2, id: 'k4' }), { instanceOf: DuplicateError });
+  });
+
+  it('key ring: put, get, delete', async (t, r) => {
+    t.is(await r.keyRing.get('obj'), undefined);
+    await r.keyRing.put('obj', allBytes());
+    await r.keyRing.put('obj2', bytes(0));
+    const got = await r.keyRing.get('obj');
+    t.true(Buffer.isBuffer(got));
+    t.deepEqual(got, allBytes());
+    t.deepEqual(await r.keyRing.get('obj2'), bytes(0));
+    await t.throwsAsync(async () => r.keyRing.put('obj', bytes(1)), { instanceOf: DuplicateError }, 'a data key is never replaced');
+    t.true(await r.keyRing.delete('obj'));
+    t.false(await r.keyRing.delete('obj'));
+    t.is(await r.keyRing.get('obj'), undefined);
+    t.deepEqual(await r.keyRing.get('obj2'), bytes(0));
+  });
+
+  it('settings: get, set, overwrite, delete', async (t, r) => {
+    t.is(await r.settings.get('pepper'), undefined);
+    await r.settings.set('pepper', 'one');
+    t.is(await r.settings.get('pepper'), 'one');
+    await r.settings.set('pepper', 'two ✓');
+    t.is(await r.settings.get('pepper'), 'two ✓');
+    await r.settings.set('empty', '');
+    t.is(await r.settings.get('empty'), '');
+    await r.settings.delete('pepper');
+    t.is(await r.settings.get('pepper'), undefined);
+    await r.settings.delete('pepper');
+    t.is(await r.settings.get('empty'), '');
+  });
+
+  it('sessions: round trip, expiredBefore longest-expired first under a limit, end only shortens, delete', async (t, r) => {
+    await r.accounts.insert(account('acc'));
+    const s = (id: string, expiresAt: number): SessionRow => session(id, 'acc', { type: 'hide', createdAt: T0 - 1, expiresAt });
+    // inserted out of order
+    for (const row of [s('s3', T0 + 30), s('s1', T0 + 10), s('live', T0 + 1000), s('s2', T0 + 20), s('s0', T0)]) await r.sessions.insert(row);
+    t.deepEqual(await r.sessions.byId('s1'), s('s1', T0 + 10));
+    t.is(await r.sessions.byId('nope'), undefined);
+    t.deepEqual(ids(await r.sessions.expiredBefore(T0 + 30, 100)), ['s0', 's1', 's2', 's3'], 'expires_at <= at, oldest first');
+    t.deepEqual(ids(await r.sessions.expiredBefore(T0 + 30, 2)), ['s0', 's1']);
+    t.deepEqual(await r.sessions.expiredBefore(T0 - 1, 10), []);
+
+    await r.sessions.end('live', T0 + 500);
+    t.is((await r.sessions.byId('live'))!.expiresAt, T0 + 500);
+    await r.sessions.end('live', T0 + 900);
+    t.is((await r.sessions.byId('live'))!.expiresAt, T0 + 500, 'a later end does not lengthen it');
+    await r.sessions.end('s0', T0 + 5);
+    t.is((await r.sessions.byId('s0'))!.expiresAt, T0);
+    await r.sessions.delete('s0');
+    t.is(await r.sessions.byId('s0'), undefined);
+    t.deepEqual(ids(await r.sessions.expiredBefore(T0 + 500, 100)), ['s1', 's2', 's3', 'live']);
+  });
+
+  it('uploads: round trip, live ones of a session in order, by client ref, state changes, attach, expiry', async (t, r) => {
+    await owner(r, 'acc', ['ses', 'ses2']);
+    const ref = allBytes();
+    const full = upload('u1', 'acc', 'ses', {
+      via: 'direct',
+      step: 3,
+      size: BIG,
+      sealed: allBytes(),
+      clientRef: ref,
+      state: 'completed',
+      createdAt: T0 + 5,
+      expiresAt: T0 + 2 ** 41,
+      completedAt: T0 + 6,
+      endedAt: null,
+    });
+    await r.uploads.insert(full);
+    const v1 = upload('v1', 'acc', null, { via: 'v1', createdAt: T0 + 1 });
+    await r.uploads.insert(v1);
+    t.deepEqual(await r.uploads.byId('u1'), full);
+    t.deepEqual(await r.uploads.byId('v1'), v1, 'null session and client ref');
+    t.is(await r.uploads.byId('nope'), undefined);
+
+    t.deepEqual(await r.uploads.byClientRef('ses', ref), full);
+    t.is(await r.uploads.byClientRef('ses2', ref), undefined, 'per session');
+    t.is(await r.uploads.byClientRef('ses', bytes(1)), undefined);
+    await t.throwsAsync(async () => r.uploads.insert(upload('u-dup', 'acc', 'ses', { clientRef: ref })), { instanceOf: DuplicateError });
+    await r.uploads.insert(upload('u-other', 'acc', 'ses2', { clientRef: ref, createdAt: T0 }));
+    await t.throwsAsync(async () => r.uploads.insert(upload('u1', 'acc', 'ses2')), { instanceOf: DuplicateError }, 'the same id');
+
+    // oldest first; ties in the order they came
+    await r.uploads.insert(upload('u0', 'acc', 'ses', { createdAt: T0 }));
+    await r.uploads.insert(upload('u2', 'acc', 'ses', { createdAt: T0 + 5 }));
+    await r.uploads.insert(upload('u3', 'acc', 'ses', { createdAt: T0 + 5 }));
+    await r.uploads.insert(upload('gone', 'acc', 'ses', { createdAt: T0 + 2, state: 'deleted', endedAt: T0 + 3 }));
+    t.deepEqual(ids(await r.uploads.liveInSession('ses')), ['u0', 'u1', 'u2', 'u3']);
+
+    await r.uploads.setState('u2', 'deleted', T0 + 100);
+    t.deepEqual(await r.uploads.byId('u2'), upload('u2', 'acc', 'ses', { createdAt: T0 + 5, state: 'deleted', endedAt: T0 + 100 }));
+    await r.uploads.setState('u3', 'completed', T0 + 101);
+    t.deepEqual(await r.uploads.byId('u3'), upload('u3', 'acc', 'ses', { createdAt: T0 + 5, state: 'completed', completedAt: T0 + 101 }));
+    await r.uploads.setState('u3', 'expired', T0 + 102);
+    t.deepEqual(await r.uploads.byId('u3'), upload('u3', 'acc', 'ses', { createdAt: T0 + 5, state: 'expired', completedAt: T0 + 101, endedAt: T0 + 102 }));
+    await r.uploads.setState('u0', 'uploading', T0 + 103);
+    t.deepEqual(await r.uploads.byId('u0'), upload('u0', 'acc', 'ses', { createdAt: T0 }), 'uploading stamps nothing');
+    t.deepEqual(ids(await r.uploads.liveInSession('ses')), ['u0', 'u1']);
+
+    await r.uploads.complete('u0', BIG + 1, T0 + 104);
+    t.deepEqual(await r.uploads.byId('u0'), upload('u0', 'acc', 'ses', { createdAt: T0, size: BIG + 1, state: 'completed', completedAt: T0 + 104 }));
+
+    await r.uploads.attach('v1', 'ses2', 7);
+    t.deepEqual(await r.uploads.byId('v1'), { ...v1, sessionId: 'ses2', step: 7 });
+    t.deepEqual(ids(await r.uploads.liveInSession('ses2')), ['u-other', 'v1']);
+
+    t.deepEqual(ids(await r.uploads.byViaState('direct', 'completed')), ['u1']);
+    t.deepEqual((await r.uploads.byViaState('tus', 'completed')).map((u) => u.id).sort(), ['u0']);
+    t.deepEqual(await r.uploads.byViaState('v1', 'deleted'), []);
+
+    // live uploads whose life ran out, the longest expired first
+    await r.uploads.insert(upload('e2', 'acc', 'ses', { expiresAt: T0 + 20 }));
+    await r.uploads.insert(upload('e1', 'acc', 'ses', { expiresAt: T0 + 10, state: 'completed', completedAt: T0 }));
+    await r.uploads.insert(upload('e-dead', 'acc', 'ses', { expiresAt: T0 + 5, state: 'expired', endedAt: T0 + 5 }));
+    t.deepEqual(ids(await r.uploads.expiredBefore(T0 + 20, 10)), ['e1', 'e2']);
+    t.deepEqual(ids(await r.uploads.expiredBefore(T0 + 20, 1)), ['e1']);
+    t.deepEqual(ids(await r.uploads.expiredBefore(T0 + 60_000, 100)).sort(), ['e1', 'e2', 'u0', 'u-other', 'v1'].sort());
+
+    await r.uploads.delete('e1');
+    t.is(await r.uploads.byId('e1'), undefined);
+  });
+
+  it('jobs: round trip, one active job per session, latest, oldest first, updates, states, result expiry', async (t, r) => {
+    await owner(r, 'acc', ['ses', 'ses2']);
+    const full = job('j1', 'acc', 'ses', {
+      product: 'hide',
+      state: 'completed',
+      progress: 100,
+      progressMessage: 'Done ✓',
+      error: 'partial: one file',
+      sealed: allBytes(),
+      expiryMs: 2 ** 35,
+      attempts: 3,
+      createdAt: T0,
+      startedAt: T0 + 1,
+      finishedAt: T0 + 2,
+      expiresAt: T0 + 2 ** 36,
+      resultsState: 'available',
+    });
+    await r.jobs.insert(full);
+    t.deepEqual(await r.jobs.byId('j1'), full);
+    t.is(await r.jobs.byId('nope'), undefined);
+    t.is(await r.jobs.activeForSession('ses'), undefined);
+
+    t.true(await r.jobs.insertIfIdle(job('j2', 'acc', 'ses', { createdAt: T0 + 10 })));
+    t.false(await r.jobs.insertIfIdle(job('j3', 'acc', 'ses', { createdAt: T0 + 11 })), 'j2 is queued');
+    t.is(await r.jobs.byId('j3'), undefined);
+    t.true(await r.jobs.insertIfIdle(job('k1', 'acc', 'ses2', { createdAt: T0 + 11 })), 'another session');
+    await t.throwsAsync(async () => r.jobs.insertIfIdle(job('j2', 'acc', 'ses2', { state: 'completed' })), { instanceOf: DuplicateError }, 'the same id is no idle check');
+    t.is((await r.jobs.activeForSession('ses'))?.id, 'j2');
+
+    await r.jobs.update('j2', { state: 'processing', startedAt: T0 + 12, attempts: 1 });
+    t.false(await r.jobs.insertIfIdle(job('j3', 'acc', 'ses', { createdAt: T0 + 13 })), 'j2 is running');
+    t.is((await r.jobs.activeForSession('ses'))?.id, 'j2');
+
+    const fields = {
+      state: 'partial' as const,
+      progress: 77,
+      progressMessage: 'Almost',
+      error: 'one file failed',
+      sealed: bytes(0, 255, 0),
+      expiryMs: 2 ** 34,
+      attempts: 2,
+      startedAt: T0 + 12,
+      finishedAt: T0 + 14,
+      expiresAt: T0 + 2 ** 37,
+      resultsState: 'available' as const,
+    };
+    await r.jobs.update('j2', fields);
+    t.deepEqual(await r.jobs.byId('j2'), { ...job('j2', 'acc', 'ses', { createdAt: T0 + 10 }), ...fields });
+    await r.jobs.update('j2', { error: null, expiresAt: null });
+    t.deepEqual(await r.jobs.byId('j2'), { ...job('j2', 'acc', 'ses', { createdAt: T0 + 10 }), ...fields, error: null, expiresAt: null });
+    await r.jobs.update('j2', {});
+    await t.throwsAsync(async () => r.jobs.update('j2', { sessionId: 'ses2' } as never));
+    t.is(await r.jobs.activeForSession('ses'), undefined);
+
+    // the next one may start; ties on created_at go in the order they came
+    t.true(await r.jobs.insertIfIdle(job('j3', 'acc', 'ses', { createdAt: T0 + 10 })));
+    t.deepEqual(ids(await r.jobs.forSession('ses')), ['j1', 'j2', 'j3']);
+    t.is((await r.jobs.latestForSession('ses'))?.id, 'j3');
+    t.is((await r.jobs.latestForSession('ses2'))?.id, 'k1');
+    t.is(await r.jobs.latestForSession('none'), undefined);
+    t.deepEqual(await r.jobs.forSession('none'), []);
+
+    t.deepEqual(ids(await r.jobs.inState('queued')), ['j3', 'k1'], 'oldest first');
+    t.deepEqual(ids(await r.jobs.inState('completed')), ['j1']);
+    t.deepEqual(await r.jobs.inState('failed'), []);
+
+    // results to expire: available ones whose time ran out, the longest expired first
+    await r.jobs.update('j1', { expiresAt: T0 + 50 });
+    await r.jobs.update('j2', { expiresAt: T0 + 40, resultsState: 'available' });
+    await r.jobs.update('k1', { expiresAt: T0 + 10, resultsState: 'expired', state: 'completed' });
+    t.deepEqual(ids(await r.jobs.resultsExpiredBefore(T0 + 50, 10)), ['j2', 'j1']);
+    t.deepEqual(ids(await r.jobs.resultsExpiredBefore(T0 + 50, 1)), ['j2']);
+    t.deepEqual(await r.jobs.resultsExpiredBefore(T0 + 39, 10), []);
+  });
+
+  it('jobs: claimNext moves the oldest queued job to processing, and concurrent claims never share a job', async (t, r) => {
+    const sessions = Array.from({ length: 12 }, (_, i) => `s${i}`);
+    await owner(r, 'acc', sessions);
+    t.is(await r.jobs.claimNext(T0), undefined, 'nothing queued');
+    // created out of order; one per session (one active job per session)
+    const order = [5, 2, 9, 0, 7, 3, 8, 1, 6, 4];
+    for (const [i, n] of order.entries()) await r.jobs.insert(job(`q${n}`, 'acc', sessions[i], { createdAt: T0 + n * 1000, attempts: 1 }));
+    await r.jobs.insert(job('done', 'acc', sessions[10], { state: 'completed', createdAt: T0 - 5 }));
+    await r.jobs.insert(job('busy', 'acc', sessions[11], { state: 'processing', createdAt: T0 - 4 }));
+
+    const first = await r.jobs.claimNext(T0 + 2 ** 33);
+    t.is(first?.id, 'q0');
+    t.is(first?.state, 'processing');
+    t.is(first?.startedAt, T0 + 2 ** 33);
+    t.is(first?.attempts, 2);
+    t.deepEqual(await r.jobs.byId('q0'), first);
+    t.is((await r.jobs.claimNext(T0 + 1))?.id, 'q1');
+
+    // 20 claims at once against the 8 still queued
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => r.jobs.claimNext(T0 + 10 + i)));
+    const claimed = claims.filter((c): c is JobRow => c !== undefined);
+    t.is(claimed.length, 8);
+    t.is(new Set(ids(claimed)).size, 8, 'no job claimed twice');
+    t.deepEqual(ids(claimed).sort(), ['q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9']);
+    for (const c of claimed) {
+      t.is(c.state, 'processing');
+      t.is(c.attempts, 2);
+    }
+    t.deepEqual(await r.jobs.inState('queued'), []);
+    t.is((await r.jobs.inState('processing')).length, 11);
+    t.is(await r.jobs.claimNext(T0), undefined);
+    t.is((await r.jobs.byId('done'))?.state, 'completed');
+  });
+
+  it('jobs: 20 concurrent claimNext against 10 queued jobs claim 10 distinct jobs', async (t, r) => {
+    const sessions = Array.from({ length: 10 }, (_, i) => `s${i}`);
+    await owner(r, 'acc', sessions);
+    for (const [i, s] of sessions.entries()) await r.jobs.insert(job(`j${i}`, 'acc', s, { createdAt: T0 + i }));
+    const claims = await Promise.all(Array.from({ length: 20 }, () => r.jobs.claimNext(T0 + 100)));
+    const claimed = ids(claims.filter((c): c is JobRow => c !== undefined));
+    t.is(claimed.length, 10);
+    t.deepEqual([...new Set(claimed)].sort(), sessions.map((_, i) => `j${i}`).sort());
+    for (const j of await r.jobs.inState('processing')) t.is(j.attempts, 1);
+  });
+
+  it('assets: round trip, by job in position order, state, delete', async (t, r) => {
+    await owner(r);
+    await r.jobs.insert(job('j', 'acc', 'ses'));
+    await r.jobs.insert(job('j2', 'acc', 'ses', { state: 'completed' }));
+    const full = asset('a1', 'j', 'acc', { category: 'ela_map', position: 2, sealed: allBytes(), mimeType: 'image/webp', size: BIG, createdAt: T0 + 2 ** 32 });
+    await r.assets.insert(full);
+    await r.assets.insert(asset('a0', 'j', 'acc', { position: 0 }));
+    await r.assets.insert(asset('a2b', 'j', 'acc', { position: 3 }));
+    await r.assets.insert(asset('a2a', 'j', 'acc', { position: 3 }));
+    await r.assets.insert(asset('other', 'j2', 'acc'));
+    t.deepEqual(await r.assets.byId('a1'), full);
+    t.is(await r.assets.byId('nope'), undefined);
+    t.deepEqual(ids(await r.assets.forJob('j')), ['a0', 'a1', 'a2b', 'a2a'], 'by position, then as they came');
+    t.deepEqual(await r.assets.forJob('none'), []);
+    await r.assets.setState('a1', 'expired');
+    t.deepEqual(await r.assets.byId('a1'), { ...full, state: 'expired' });
+    await r.assets.delete('a1');
+    t.is(await r.assets.byId('a1'), undefined);
+    t.deepEqual(ids(await r.assets.forJob('j')), ['a0', 'a2b', 'a2a']);
+    await t.throwsAsync(async () => r.assets.insert(asset('a0', 'j', 'acc')), { instanceOf: DuplicateError });
+  });
+
+  it('web sessions: round trip, touch, delete, per account, expired', async (t, r) => {
+    await r.accounts.insert(account('acc'));
+    await r.accounts.insert(account('other'));
+    const ws = (digest: Buffer, accountId: string, expiresAt: number): WebSessionRow => ({ digest, accountId, createdAt: T0, seenAt: T0 + 1, expiresAt });
+    const w1 = ws(allBytes(), 'acc', T0 + 100);
+    await r.webSessions.insert(w1);
+    await r.webSessions.insert(ws(bytes(1), 'acc', T0 + 10));
+    await r.webSessions.insert(ws(bytes(2), 'acc', T0 + 1000));
+    await r.webSessions.insert(ws(bytes(3), 'other', T0 + 10));
+    await r.webSessions.insert(ws(bytes(4), 'other', T0 + 1000));
+    t.deepEqual(await r.webSessions.byDigest(allBytes()), w1);
+    t.true(Buffer.isBuffer((await r.webSessions.byDigest(allBytes()))!.digest));
+    t.is(await r.webSessions.byDigest(bytes(9)), undefined);
+    await t.throwsAsync(async () => r.webSessions.insert(ws(bytes(1), 'other', T0)), { instanceOf: DuplicateError });
+
+    await r.webSessions.touch(allBytes(), T0 + 50, T0 + 2 ** 40);
+    t.deepEqual(await r.webSessions.byDigest(allBytes()), { ...w1, seenAt: T0 + 50, expiresAt: T0 + 2 ** 40 });
+
+    t.is(await r.webSessions.deleteExpired(T0 + 10), 2, 'expires_at <= at');
+    t.is(await r.webSessions.byDigest(bytes(1)), undefined);
+    t.is(await r.webSessions.deleteExpired(T0 + 10), 0);
+    t.is(await r.webSessions.deleteForAccount('acc'), 2);
+    t.is(await r.webSessions.deleteForAccount('acc'), 0);
+    t.deepEqual((await r.webSessions.byDigest(bytes(4)))?.accountId, 'other');
+    await r.webSessions.delete(bytes(4));
+    t.is(await r.webSessions.byDigest(bytes(4)), undefined);
+  });
+
+  it('mail tokens: round trip, used once, expired ones deleted', async (t, r) => {
+    await r.accounts.insert(account('acc'));
+    const tok = (digest: Buffer, expiresAt: number): MailTokenRow => ({ digest, accountId: 'acc', purpose: 'verify', createdAt: T0, expiresAt, usedAt: null });
+    await r.mailTokens.insert(tok(allBytes(), T0 + 2 ** 35));
+    await r.mailTokens.insert(tok(bytes(1), T0 + 10));
+    await r.mailTokens.insert({ ...tok(bytes(2), T0 + 10), usedAt: T0 + 5 });
+    t.deepEqual(await r.mailTokens.byDigest(allBytes()), tok(allBytes(), T0 + 2 ** 35));
+    t.deepEqual(await r.mailTokens.byDigest(bytes(2)), { ...tok(bytes(2), T0 + 10), usedAt: T0 + 5 });
+    t.is(await r.mailTokens.byDigest(bytes(3)), undefined);
+    await t.throwsAsync(async () => r.mailTokens.insert(tok(bytes(1), T0)), { instanceOf: DuplicateError });
+
+    const uses = await Promise.all([r.mailTokens.use(allBytes(), T0 + 7), r.mailTokens.use(allBytes(), T0 + 8)]);
+    t.deepEqual(uses.filter(Boolean).length, 1, 'exactly one of two racing uses');
+    t.false(await r.mailTokens.use(allBytes(), T0 + 9));
+    t.true([T0 + 7, T0 + 8].includes((await r.mailTokens.byDigest(allBytes()))!.usedAt!));
+    t.false(await r.mailTokens.use(bytes(2), T0 + 9), 'used before');
+    t.false(await r.mailTokens.use(bytes(3), T0 + 9), 'no such token');
+
+    t.is(await r.mailTokens.deleteExpired(T0 + 10), 2);
+    t.is(await r.mailTokens.deleteExpired(T0 + 10), 0);
+    t.truthy(await r.mailTokens.byDigest(allBytes()));
+  });
+}
+
+// ---- the backends -------------------------------------------------------------
+
+contract('sqlite', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-contract-'));
+  const db = await openDb(path.join(dir, 'obscura.db'));
+  t.teardown(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return sqliteRepositories(db);
+});
+
+let cluster: Promise<Postgres> | undefined;
+/** One cluster for the file, started by the first test that needs it; a fresh database per test. */
+const postgres = (): Promise<Postgres> => (cluster ??= startPostgres());
+test.after.always('the PostgreSQL cluster is stopped and removed', async () => {
+  if (cluster) await (await cluster.catch(() => undefined))?.stop();
+});
+
+contract('postgres', async (t) => {
+  const db = await openPostgres(await (await postgres()).database());
+  t.teardown(() => db.close());
+  return postgresRepositories(db);
+});
+
+test('both backends have the same numbered migrations', (t) => {
+  t.deepEqual(
+    postgresMigrations.map((m) => m.version),
+    sqliteMigrations.map((m) => m.version),
+  );
+});
+
+test('postgres: instances opening a fresh database at once migrate it once, and BIGINT comes back as numbers', async (t) => {
+  const url = await (await postgres()).database();
+  const dbs = await Promise.all(Array.from({ length: 4 }, () => openPostgres(url)));
+  t.teardown(() => Promise.all(dbs.map((d) => d.close())));
+  const { rows } = await dbs[0].pool.query<{ version: number; applied_at: number }>('SELECT version, applied_at FROM schema_migrations ORDER BY version');
+  t.deepEqual(
+    rows.map((r) => r.version),
+    postgresMigrations.map((m) => m.version),
+  );
+  t.is(typeof rows[0].applied_at, 'number');
+  // the parser belongs to these pools, not to pg's global defaults
+  const plain = new pg.Client({ connectionString: url });
+  await plain.connect();
+  t.teardown(() => plain.end());
+  t.is((await plain.query<{ n: unknown }>('SELECT 5000000000::bigint AS n')).rows[0].n, '5000000000');
+  t.is((await dbs[1].pool.query<{ n: unknown }>('SELECT 5000000000::bigint AS n')).rows[0].n, 5_000_000_000);
+});
+
+test('postgres: the one-active-job rule holds in the database, even for a plain insert', async (t) => {
+  const db = await openPostgres(await (await postgres()).database());
+  t.teardown(() => db.close());
+  const r = postgresRepositories(db);
+  await owner(r);
+  await r.jobs.insert(job('a', 'acc', 'ses'));
+  await t.throwsAsync(async () => r.jobs.insert(job('b', 'acc', 'ses', { state: 'processing' })), { instanceOf: DuplicateError });
+  // racing idle inserts: exactly one wins
+  const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfIdle(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
+  t.is(wins.filter(Boolean).length, 0, 'a is still queued');
+  await r.jobs.update('a', { state: 'failed' });
+  const again = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfIdle(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
+  t.is(again.filter(Boolean).length, 1);
+  t.is((await r.jobs.forSession('ses')).length, 2);
+});
