@@ -3,6 +3,7 @@
 const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void> }>> = {
   store: () => import('./store.ts'),
   'scale-store': () => import('./scale-store.ts'),
+  scale: () => import('./scale.ts'),
   upload: () => import('./upload.ts'),
   convert: () => import('./convert.ts'),
   hide: () => import('./hide.ts'),

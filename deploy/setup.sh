@@ -6,8 +6,10 @@
 #   3. the npm packages (npm ci when node_modules is missing or older than the lock file).
 # With --tests (npm test) it also installs what only the tests use: the tools that build private
 # Tor and I2P networks in network namespaces, trace the service's system calls and check the
-# compose file and the systemd units the way an operator's machine would, and the browser
-# (Debian's chromium) that uses the web pages with JavaScript off.
+# compose file and the systemd units the way an operator's machine would, the browser (Debian's
+# chromium) that uses the web pages with JavaScript off, and the engines of the scale-out
+# tests: PostgreSQL and OpenStack Swift (an S3-compatible store), each started by the tests
+# as a throwaway server on loopback (the package's own cluster is never started).
 # With --companion (bin/obscura-mcp.js, the local MCP companion, a client of the service) it
 # installs Node and the npm packages only: a client machine needs none of the Debian tools.
 # Prints nothing on a warm run; the second run takes well under a second.
@@ -16,7 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_VERSION="24.21.0"
 TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time)
-TEST_PACKAGES=(iproute2 util-linux strace socat docker-compose systemd chromium)
+TEST_PACKAGES=(iproute2 util-linux strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 [[ "${1:-}" == "--companion" ]] && DEBIAN_PACKAGES=()
 

@@ -142,9 +142,27 @@ const smtpUrl = z.string().refine((raw) => {
   }
 }, 'expected smtp://[user:password@]host[:port] or smtps://…');
 
+const urlOf = (protocols: string[], message: string) =>
+  z.string().refine((raw) => {
+    try {
+      const u = new URL(raw);
+      return protocols.includes(u.protocol) && (u.hostname !== '' || u.protocol === 's3:');
+    } catch {
+      return false;
+    }
+  }, message);
+const databaseUrl = urlOf(['postgres:', 'postgresql:'], 'expected postgres://user:password@host:port/database');
+const blobUrl = urlOf(['s3:'], 'expected s3://bucket[/prefix]?endpoint=https://host:port&region=us-east-1');
+
 // env variable name -> schema; the default is the raw string, parsed like any other value
 const schema = {
   OBSCURA_DATA_DIR: [z.string().min(1), './data'],
+  // scale-out (README "Many instances"): rows, queue, events and locks in PostgreSQL; blobs in S3
+  OBSCURA_DATABASE_URL: [databaseUrl.optional(), undefined],
+  OBSCURA_BLOB_URL: [blobUrl.optional(), undefined],
+  OBSCURA_JOB_LEASE: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '30s'],
+  OBSCURA_RUN_JOBS: [bool, 'on'],
+  OBSCURA_SWEEP_INTERVAL: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '1m'],
   OBSCURA_CLEARNET_LISTEN: [listen(false), '127.0.0.1:8080'],
   OBSCURA_ONION_LISTEN: [listen(true), '127.0.0.1:8081'],
   OBSCURA_I2P_LISTEN: [listen(true), '127.0.0.1:8082'],
@@ -219,13 +237,17 @@ const schema = {
   OBSCURA_VERIFY_ATTEMPTS_PER_MINUTE: [int(1, 1_000_000_000), '30'],
 } as const;
 
-const SECRET = new Set(['OBSCURA_MASTER_KEY', 'OBSCURA_SMTP_URL']);
+const SECRET = new Set(['OBSCURA_MASTER_KEY', 'OBSCURA_SMTP_URL', 'OBSCURA_DATABASE_URL', 'OBSCURA_BLOB_URL']);
 
 type Schema = typeof schema;
 type Raw = { [K in keyof Schema]: z.output<Schema[K][0]> };
 
 export interface Config {
   dataDir: string;
+  /** PostgreSQL for rows, the job queue, job events and locks; absent: SQLite in the data folder (never logged: it may hold a password). */
+  databaseUrl?: string;
+  /** An S3-compatible bucket for the encrypted blobs; absent: files in the data folder. */
+  blobUrl?: string;
   listen: Record<Network, ListenAddress>;
   /** Origin used for every URL handed out on that network. */
   origin: Record<Network, string>;
@@ -244,9 +266,14 @@ export interface Config {
     sessionMaxFiles: number;
   };
   scratchDir: string;
+  /** How often expired uploads, results, web sessions and links are destroyed. */
+  sweepIntervalMs: number;
   jobs: {
     workers: number;
     timeLimitMs: number;
+    leaseMs: number;
+    /** off: this instance answers requests but runs no job (others do). */
+    run: boolean;
     expiryDefaultMs: number;
     expiryMaxMs: number;
   };
@@ -376,6 +403,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
   return {
     dataDir,
+    databaseUrl: r.OBSCURA_DATABASE_URL,
+    blobUrl: r.OBSCURA_BLOB_URL,
     listen: listenAddr,
     origin: {
       clearnet: r.OBSCURA_CLEARNET_ORIGIN ?? defaultOrigin(listenAddr.clearnet, 8080),
@@ -402,9 +431,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxFiles: r.OBSCURA_SESSION_MAX_FILES,
     },
     scratchDir: r.OBSCURA_SCRATCH_DIR,
+    sweepIntervalMs: r.OBSCURA_SWEEP_INTERVAL,
     jobs: {
       workers: r.OBSCURA_WORKERS === 'auto' ? os.availableParallelism() : r.OBSCURA_WORKERS,
       timeLimitMs: r.OBSCURA_JOB_TIME_LIMIT,
+      leaseMs: r.OBSCURA_JOB_LEASE,
+      run: r.OBSCURA_RUN_JOBS,
       expiryDefaultMs: r.OBSCURA_RESULT_EXPIRY_DEFAULT,
       expiryMaxMs: r.OBSCURA_RESULT_EXPIRY_MAX,
     },

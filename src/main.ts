@@ -66,13 +66,13 @@ async function main(): Promise<void> {
   );
   log.info({ listeners: listeners.map((l) => l.network) }, 'started');
 
-  // expired uploads are destroyed within a minute even if nobody asks for them
+  // expired uploads and results are destroyed within the sweep interval even if nobody asks for them
   const janitor = setInterval(() => {
     services.uploads.expire().catch((err) => log.error({ err }, 'upload expiry sweep failed'));
     services.jobs.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
     services.webSessions.sweep().catch((err) => log.error({ err }, 'web session sweep failed'));
     services.selfService.sweep().catch((err) => log.error({ err }, 'mail link sweep failed'));
-  }, 60_000);
+  }, config.sweepIntervalMs);
   janitor.unref();
 
   let stopping = false;

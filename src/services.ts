@@ -27,12 +27,22 @@ import type { Repositories } from './domain/ports.ts';
 import { Scratch } from './store/scratch.ts';
 import { Sealer } from './store/sealer.ts';
 import { openDb, sqliteRepositories, type Db } from './store/sqlite/index.ts';
+import { openPostgres, postgresRepositories } from './store/postgres/index.ts';
+import { PostgresJobEvents } from './store/postgres/job-events.ts';
+import { PostgresLocker } from './store/postgres/locker.ts';
+import { LocalJobEvents } from './store/local/job-events.ts';
+import { LocalLocker } from './store/local/locker.ts';
+import { S3BlobStore } from './store/blobs/s3-store.ts';
+import type { JobEvents, Locker } from './domain/ports.ts';
 
 export interface Services {
   config: Config;
   log: Logger;
-  db: Db;
+  /** The SQLite database of the embedded engine; undefined on PostgreSQL. */
+  db: Db | undefined;
   repos: Repositories;
+  /** Locks shared by every instance of this engine (uploads, TUS). */
+  locker: Locker;
   masterKey: MasterKey;
   blobs: BlobStore;
   scratch: Scratch;
@@ -58,9 +68,12 @@ export async function createServices(config: Config, opts: { logDestination?: De
   const log = createLogger(config.logLevel, opts.logDestination);
   // The key first: a start that cannot have it leaves nothing behind in the data folder.
   const { key: masterKey, created } = loadMasterKey(config);
-  const db = openDb(path.join(config.dataDir, 'obscura.db'));
-  const repos = sqliteRepositories(db);
-  const blobs = await EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
+  const engine = await openEngine(config, log);
+  const { repos, locker } = engine;
+  await checkMasterKey(repos, masterKey, engine);
+  const blobs: BlobStore = config.blobUrl
+    ? new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, locker })
+    : await EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
   const scratch = new Scratch(config.scratchDir, config.dataDir);
   const accounts = new Accounts(repos.accounts);
   const apiKeys = new ApiKeys({
@@ -94,6 +107,9 @@ export async function createServices(config: Config, opts: { logDestination?: De
     scratch,
     log,
     limits: config.jobs,
+    queue: repos.jobs,
+    events: engine.events,
+    singleInstance: engine.singleInstance,
   });
   jobs.register(convertRunner({ uploads, limits: config.media, cpuBudgetMs: config.convert.cpuBudgetMs }));
   jobs.register(hideRunner({ uploads, limits: config.media }));
@@ -120,8 +136,9 @@ export async function createServices(config: Config, opts: { logDestination?: De
   return {
     config,
     log,
-    db,
+    db: engine.sqlite,
     repos,
+    locker,
     masterKey,
     blobs,
     scratch,
@@ -140,9 +157,55 @@ export async function createServices(config: Config, opts: { logDestination?: De
       mailer?.close();
       await jobs.stop();
       await pool.close();
-      db.close();
+      await engine.close();
     },
   };
+}
+
+/** Where rows, the queue, job events and locks live: SQLite in the data folder, or PostgreSQL. */
+interface Engine {
+  repos: Repositories;
+  events: JobEvents;
+  locker: Locker;
+  /** Only the embedded engine is one process by construction (see Jobs.start). */
+  singleInstance: boolean;
+  sqlite?: Db;
+  close(): Promise<void>;
+}
+
+async function openEngine(config: Config, log: Logger): Promise<Engine> {
+  if (config.databaseUrl) {
+    const pg = await openPostgres(config.databaseUrl);
+    const events = new PostgresJobEvents(pg.pool, config.databaseUrl, { onError: (err) => log.warn({ err: { message: err.message } }, 'job events: connection lost, reconnecting') });
+    await events.start();
+    return {
+      repos: postgresRepositories(pg),
+      events,
+      locker: new PostgresLocker(pg.pool),
+      singleInstance: false,
+      async close() {
+        await events.close();
+        await pg.close();
+      },
+    };
+  }
+  const db = openDb(path.join(config.dataDir, 'obscura.db'));
+  return { repos: sqliteRepositories(db), events: new LocalJobEvents(), locker: new LocalLocker(), singleInstance: true, sqlite: db, close: async () => db.close() };
+}
+
+/**
+ * Every instance must hold the same master key: rows sealed and blobs wrapped by one must open
+ * on all. The engine keeps a check value of the first key it saw; a start with another key
+ * stops here, before it writes anything.
+ */
+async function checkMasterKey(repos: Repositories, masterKey: MasterKey, engine: Engine): Promise<void> {
+  const check = masterKey.derive('master-key-check').toString('base64url');
+  const seen = await repos.settings.get('master_key_check');
+  if (seen === undefined) await repos.settings.set('master_key_check', check);
+  else if (seen !== check) {
+    await engine.close();
+    throw new ConfigError('the master key differs from the one this database was first used with: every instance must be given the same OBSCURA_MASTER_KEY (or the same key file)');
+  }
 }
 
 function loadMasterKey(config: Config): ReturnType<typeof MasterKey.load> {

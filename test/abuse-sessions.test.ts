@@ -82,7 +82,7 @@ test('one job per session: 10 parallel hide starts and 20 parallel convert start
   t.is((await settle(svc, key, `/api/convert/job/${conv}`)).status, 'completed');
   t.is((await svc.api('POST', '/api/convert/job', key, { upload_uid: conv, image_format: 'webp' })).status, 201, 'a finished job frees the session');
   // the database holds the rule, not only the check before it
-  const rows = svc.services.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(conv) as { n: number };
+  const rows = svc.services.db!.prepare("SELECT COUNT(*) AS n FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(conv) as { n: number };
   t.true(rows.n <= 1);
 });
 
@@ -210,7 +210,7 @@ test('a refused TUS creation leaves nothing: a body past Upload-Length is 413 wi
   t.is((await direct(svc, key, uid, 1, await sharp(PHOTO).resize(200).jpeg().toBuffer(), 'a.jpg')).status, 201);
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png' });
   t.is(start.status, 201, JSON.stringify(start.body));
-  const rows = svc.services.db.prepare("SELECT COUNT(*) AS n FROM uploads WHERE session_id = ? AND via = 'tus'").get(uid) as { n: number };
+  const rows = svc.services.db!.prepare("SELECT COUNT(*) AS n FROM uploads WHERE session_id = ? AND via = 'tus'").get(uid) as { n: number };
   t.is(rows.n, 0, 'no row either');
 });
 

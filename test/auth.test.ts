@@ -87,7 +87,7 @@ test('keys issued with a former prefix stay valid; the key is stored only as a d
   t.true(key.length >= 3 + 43);
   const old = (await svc.services.apiKeys.issue(email, { prefix: 'old_' })).key;
   t.is((await call(svc.url.clearnet, old)).status, 200);
-  const rows = svc.services.db.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
+  const rows = svc.services.db!.prepare('SELECT * FROM api_keys').all() as Record<string, unknown>[];
   const dump = JSON.stringify(rows, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
   t.false(dump.includes(key.slice(3)));
   t.false(dump.includes(old.slice(4)));

@@ -113,7 +113,8 @@ const environment = fc
 
 /** What the service does with a Config it was handed must work: check those uses. */
 function assertUsable(c: Config): void {
-  const numbers = { ...c.limits, ...c.jobs, ...c.media, retryAfterS: c.maintenance.retryAfterS };
+  const { run: _run, ...jobNumbers } = c.jobs;
+  const numbers = { ...c.limits, ...jobNumbers, ...c.media, retryAfterS: c.maintenance.retryAfterS };
   for (const [k, v] of Object.entries(numbers)) assert.ok(Number.isSafeInteger(v) && v >= 0, `${k} is ${v}`);
   assert.ok(c.jobs.timeLimitMs <= TIMER_MAX, `a job time limit of ${c.jobs.timeLimitMs} ms overflows its timer`);
   // lives and expiries become dates (expires_at in answers, rows)

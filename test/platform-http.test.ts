@@ -50,7 +50,7 @@ test('an unexpected failure is a 500 with a generic message and a request id, ne
   t.teardown(() => svc.close());
   const { key } = await svc.account();
   await svc.services.jobs.stop();
-  svc.services.db.close(); // the row store goes away under the running service
+  svc.services.db!.close(); // the row store goes away under the running service
   const res = await fetch(`${svc.url.clearnet}/api/account`, { headers: { 'X-Api-Key': key } });
   t.is(res.status, 500);
   const body = (await res.json()) as any;

@@ -64,7 +64,7 @@ test('200 session creations at 50 a minute: 50 sessions exist, the rest were ref
   t.is(created, 50);
   t.is(limited.length, 150);
   assertLimited(t, limited[0].status, limited[0].headers, limited[0].body, 60, 'session creations');
-  const rows = svc.services.db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number };
+  const rows = svc.services.db!.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number };
   t.is(rows.n, 50, 'a refused creation made nothing');
 });
 

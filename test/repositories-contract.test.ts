@@ -367,26 +367,31 @@ function contract(name: string, open: Open): void {
     t.deepEqual(await r.jobs.resultsExpiredBefore(T0 + 39, 10), []);
   });
 
-  it('jobs: claimNext moves the oldest queued job to processing, and concurrent claims never share a job', async (t, r) => {
+  // ---- the job queue: claim, renew, finish under a lease (the JobQueue port) ----
+
+  const LEASE = 30_000;
+
+  it('jobs: claim moves the oldest queued job to processing under a lease, and concurrent claims never share a job', async (t, r) => {
     const sessions = Array.from({ length: 12 }, (_, i) => `s${i}`);
     await owner(r, 'acc', sessions);
-    t.is(await r.jobs.claimNext(T0), undefined, 'nothing queued');
+    t.is(await r.jobs.claim('w1', LEASE, T0), undefined, 'nothing queued');
     // created out of order; one per session (one active job per session)
     const order = [5, 2, 9, 0, 7, 3, 8, 1, 6, 4];
     for (const [i, n] of order.entries()) await r.jobs.insert(job(`q${n}`, 'acc', sessions[i], { createdAt: T0 + n * 1000, attempts: 1 }));
     await r.jobs.insert(job('done', 'acc', sessions[10], { state: 'completed', createdAt: T0 - 5 }));
+    // processing with no lease at all (inserted so): not claimable, it ran out of nothing
     await r.jobs.insert(job('busy', 'acc', sessions[11], { state: 'processing', createdAt: T0 - 4 }));
 
-    const first = await r.jobs.claimNext(T0 + 2 ** 33);
+    const first = await r.jobs.claim('w1', LEASE, T0 + 2 ** 33);
     t.is(first?.id, 'q0');
     t.is(first?.state, 'processing');
     t.is(first?.startedAt, T0 + 2 ** 33);
     t.is(first?.attempts, 2);
     t.deepEqual(await r.jobs.byId('q0'), first);
-    t.is((await r.jobs.claimNext(T0 + 1))?.id, 'q1');
+    t.is((await r.jobs.claim('w1', LEASE, T0 + 1))?.id, 'q1');
 
-    // 20 claims at once against the 8 still queued
-    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => r.jobs.claimNext(T0 + 10 + i)));
+    // 20 claims at once against the 8 still queued, from two owners
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => r.jobs.claim(i % 2 ? 'w1' : 'w2', LEASE, T0 + 10 + i)));
     const claimed = claims.filter((c): c is JobRow => c !== undefined);
     t.is(claimed.length, 8);
     t.is(new Set(ids(claimed)).size, 8, 'no job claimed twice');
@@ -397,19 +402,92 @@ function contract(name: string, open: Open): void {
     }
     t.deepEqual(await r.jobs.inState('queued'), []);
     t.is((await r.jobs.inState('processing')).length, 11);
-    t.is(await r.jobs.claimNext(T0), undefined);
+    t.is(await r.jobs.claim('w3', LEASE, T0 + 100), undefined, 'every lease still runs');
     t.is((await r.jobs.byId('done'))?.state, 'completed');
   });
 
-  it('jobs: 20 concurrent claimNext against 10 queued jobs claim 10 distinct jobs', async (t, r) => {
+  it('jobs: 20 concurrent claims against 10 queued jobs claim 10 distinct jobs', async (t, r) => {
     const sessions = Array.from({ length: 10 }, (_, i) => `s${i}`);
     await owner(r, 'acc', sessions);
     for (const [i, s] of sessions.entries()) await r.jobs.insert(job(`j${i}`, 'acc', s, { createdAt: T0 + i }));
-    const claims = await Promise.all(Array.from({ length: 20 }, () => r.jobs.claimNext(T0 + 100)));
-    const claimed = ids(claims.filter((c): c is JobRow => c !== undefined));
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => r.jobs.claim(`w${i}`, LEASE, T0 + 100)));
+    const claimed = claims.filter((c): c is JobRow => c !== undefined);
     t.is(claimed.length, 10);
-    t.deepEqual([...new Set(claimed)].sort(), sessions.map((_, i) => `j${i}`).sort());
+    t.deepEqual([...new Set(ids(claimed))].sort(), sessions.map((_, i) => `j${i}`).sort());
     for (const j of await r.jobs.inState('processing')) t.is(j.attempts, 1);
+    // each holds the job it was given: its renew works, nobody else's does
+    for (const [i, c] of claims.entries()) {
+      if (!c) continue;
+      t.true(await r.jobs.renew(c.id, `w${i}`, LEASE, T0 + 200));
+      t.false(await r.jobs.renew(c.id, `w${(i + 1) % 20}`, LEASE, T0 + 200));
+    }
+  });
+
+  it('jobs: a job whose lease ran out is claimed again by another owner, and its old owner can neither renew nor finish it', async (t, r) => {
+    await owner(r, 'acc', ['s1', 's2']);
+    await r.jobs.insert(job('old', 'acc', 's1', { createdAt: T0 }));
+    await r.jobs.insert(job('new', 'acc', 's2', { createdAt: T0 + 1 }));
+
+    const a = await r.jobs.claim('a', 1000, T0 + 10);
+    t.is(a?.id, 'old');
+    t.is(a?.attempts, 1);
+    t.is((await r.jobs.claim('x', 10 ** 6, T0 + 11))?.id, 'new', 'a running lease is not claimable');
+    t.is(await r.jobs.claim('b', 1000, T0 + 1010), undefined, 'the lease runs until now + leaseMs, inclusive');
+    t.true(await r.jobs.renew('old', 'a', 1000, T0 + 500), 'the holder moves its lease on');
+    t.is(await r.jobs.claim('b', 1000, T0 + 1499), undefined);
+    t.false(await r.jobs.renew('old', 'b', 5000, T0 + 1499), 'renew by someone else');
+    t.false(await r.jobs.finish('old', 'b', { state: 'failed' }), 'finish by someone else');
+    t.is((await r.jobs.byId('old'))?.state, 'processing');
+
+    // a's instance dies: its lease (until T0 + 1500) runs out; the oldest claimable job comes first
+    const b = await r.jobs.claim('b', 1000, T0 + 1501);
+    t.is(b?.id, 'old');
+    t.is(b?.state, 'processing');
+    t.is(b?.attempts, 2);
+    t.is(b?.startedAt, T0 + 1501);
+    const taken = await r.jobs.byId('old');
+
+    t.false(await r.jobs.renew('old', 'a', 1000, T0 + 1502), 'the old owner lost the lease');
+    t.false(await r.jobs.finish('old', 'a', { state: 'completed', progress: 100, finishedAt: T0 + 1502 }));
+    t.false(await r.jobs.finish('old', 'a', { state: 'queued' }));
+    t.deepEqual(await r.jobs.byId('old'), taken, 'nothing changed');
+
+    t.true(await r.jobs.renew('old', 'b', 1000, T0 + 1600));
+    const end = { state: 'completed' as const, progress: 100, progressMessage: 'Done', finishedAt: T0 + 1700, expiresAt: T0 + 2 ** 36, resultsState: 'available' as const };
+    t.true(await r.jobs.finish('old', 'b', end), 'the holder finishes it');
+    t.deepEqual(await r.jobs.byId('old'), { ...taken!, ...end });
+    // the lease is gone: the holder itself can neither renew nor finish again
+    t.false(await r.jobs.renew('old', 'b', 1000, T0 + 1701));
+    t.false(await r.jobs.finish('old', 'b', { state: 'failed' }));
+    t.is((await r.jobs.byId('old'))?.state, 'completed');
+    // x never renewed 'new': once its lease ran out it goes to the next to ask
+    const c = await r.jobs.claim('c', 1000, T0 + 10 ** 9);
+    t.is(c?.id, 'new');
+    t.is(c?.attempts, 2);
+    t.is(await r.jobs.claim('d', 1000, T0 + 10 ** 9), undefined);
+  });
+
+  it('jobs: a job put back to queued by its holder is claimable again, and finish writes only the fields given', async (t, r) => {
+    await owner(r, 'acc', ['s1']);
+    await r.jobs.insert(job('j', 'acc', 's1'));
+    const first = await r.jobs.claim('a', LEASE, T0 + 1);
+    t.is(first?.attempts, 1);
+    // the instance stops: it gives its job back
+    t.true(await r.jobs.finish('j', 'a', { state: 'queued', startedAt: null, progress: 0, progressMessage: '' }));
+    t.deepEqual(await r.jobs.byId('j'), { ...first!, state: 'queued', startedAt: null });
+    t.false(await r.jobs.renew('j', 'a', LEASE, T0 + 2), 'no lease any more');
+    t.is((await r.jobs.activeForSession('s1'))?.id, 'j');
+    const again = await r.jobs.claim('b', LEASE, T0 + 3);
+    t.is(again?.id, 'j');
+    t.is(again?.attempts, 2);
+    t.is(again?.startedAt, T0 + 3);
+    t.is(await r.jobs.claim('c', LEASE, T0 + 4), undefined);
+    t.true(await r.jobs.finish('j', 'b', {}), 'no fields: only the lease is dropped');
+    t.deepEqual(await r.jobs.byId('j'), again);
+    t.is(await r.jobs.claim('c', LEASE, T0 + 10 ** 9), undefined, 'processing without a lease is nobody\'s to claim');
+    await t.throwsAsync(async () => r.jobs.finish('j', 'b', { sessionId: 's2' } as never));
+    t.false(await r.jobs.finish('nope', 'b', { state: 'failed' }));
+    t.false(await r.jobs.renew('nope', 'b', LEASE, T0));
   });
 
   it('assets: round trip, by job in position order, state, delete', async (t, r) => {

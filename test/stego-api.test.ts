@@ -232,7 +232,7 @@ test('bad hide requests: empty passphrase, unknown options, a lossy output forma
   t.regex(jpegCover.done.progress_message, /lossless PNG/);
   t.is(jpegCover.file.output_name, 'c.png');
   // the passphrase is not kept once the job is over
-  const row = svc.services.db.prepare("SELECT id, sealed FROM jobs WHERE product = 'hide' AND state = 'completed' LIMIT 1").get() as { id: string; sealed: Uint8Array };
+  const row = svc.services.db!.prepare("SELECT id, sealed FROM jobs WHERE product = 'hide' AND state = 'completed' LIMIT 1").get() as { id: string; sealed: Uint8Array };
   const { Sealer } = await import('../src/store/sealer.ts');
   const opened = new Sealer(svc.services.masterKey.derive('row-sealer')).open<{ options: Record<string, unknown> }>(`job:${row.id}`, Buffer.from(row.sealed));
   t.false('password' in opened.options);

@@ -157,7 +157,7 @@ test('unknown and foreign sessions: 404 for direct and TUS, and nothing stored',
   }
   const missing = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': alice.key, 'X-Upload-Step': '1' }, body: payload(10) });
   t.is(missing.status, 422);
-  t.is((svc.services.db.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n, 0);
+  t.is((svc.services.db!.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n, 0);
 });
 
 test('v1 never answers an undocumented status', async (t) => {

@@ -182,8 +182,8 @@ test('direct: a body cut short commits nothing', async (t) => {
   const files = async () => (await svc.api('GET', `/api/convert/session/${uid}/files`, key)).body.files;
   for (const deadline = Date.now() + 30_000; (await files()).length > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
   t.deepEqual(await files(), []);
-  t.is((svc.services.db.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n, 0);
-  t.is((svc.services.db.prepare('SELECT COUNT(*) AS n FROM blob_keys').get() as { n: number }).n, 0);
+  t.is((svc.services.db!.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n, 0);
+  t.is((svc.services.db!.prepare('SELECT COUNT(*) AS n FROM blob_keys').get() as { n: number }).n, 0);
   // the retry with the same client id goes through
   const retry = await direct(svc, key, { 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Client-Upload-Id': 'cut' }, payload(400_000));
   t.is(retry.status, 201);

@@ -75,7 +75,7 @@ test('CSRF: a form without its token, or with another visitor’s, is refused an
   form.append('image_format', 'webp');
   const r = await alice.web.postMultipart('/convert', form);
   t.is(r.status, 403);
-  t.is(svc.services.db.prepare("SELECT count(*) AS n FROM uploads WHERE state IN ('uploading', 'completed')").get()!.n, 0);
+  t.is(svc.services.db!.prepare("SELECT count(*) AS n FROM uploads WHERE state IN ('uploading', 'completed')").get()!.n, 0);
   // and a file before the token is refused too
   await alice.web.get('/convert');
   const early = new FormData();
@@ -278,7 +278,7 @@ test('a job page and its files are its owner’s alone; downloads are attachment
   t.is(refused.status, 422);
   t.regex(refused.body, /width must be a whole number from 1 to 16384|JPEG has no lossless mode/);
   t.regex(refused.body, /value="99999"/);
-  const live = svc.services.db.prepare("SELECT count(*) AS n FROM uploads WHERE state IN ('uploading', 'completed') AND account_id = ?").get((await svc.services.accounts.get(alice.email)).id)!.n;
+  const live = svc.services.db!.prepare("SELECT count(*) AS n FROM uploads WHERE state IN ('uploading', 'completed') AND account_id = ?").get((await svc.services.accounts.get(alice.email)).id)!.n;
   t.is(live, 1, 'only the first job’s input is left');
   t.false(svc.logs.join('').includes(MARKER));
 });

@@ -2,15 +2,16 @@
 // (queued -> processing -> completed | partial | failed), so it survives a restart: a job
 // caught mid-run is run again, from the start, after its half-made results are removed.
 // Each product adds one Runner; runners do their media work on the worker pool.
-import { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import type { Logger } from '../log.ts';
 import type { WorkerPool } from '../queue/worker-pool.ts';
-import { LocalJobQueue, type JobQueue } from '../queue/job-queue.ts';
+import { JobPump } from '../queue/job-pump.ts';
 import type {
   Account,
   BlobStore,
   ByteSource,
+  JobEvents,
+  JobQueue,
   AssetRepository,
   AssetRow,
   JobRepository,
@@ -30,6 +31,10 @@ import type { Uploads } from './uploads.ts';
 
 export interface JobLimits {
   timeLimitMs: number;
+  /** How long a claimed job is this instance's without a renewal: past it, another instance takes it over. */
+  leaseMs: number;
+  /** Whether this instance runs jobs at all (off: it only answers requests). */
+  run: boolean;
   expiryDefaultMs: number;
   expiryMaxMs: number;
   workers: number;
@@ -115,9 +120,14 @@ export class Jobs {
   readonly limits: JobLimits;
   readonly #runners = new Map<Product, Runner>();
   readonly #running = new Map<string, AbortController>();
+  readonly #pump: JobPump<JobRow>;
   readonly #queue: JobQueue;
-  /** Fires `job.id` when a job changes state (a long poll waits on it). */
-  readonly #changes = new EventEmitter().setMaxListeners(0);
+  /** Told whenever a job changes state, on every instance (a long poll waits on it). */
+  readonly #events: JobEvents;
+  /** This instance, as the holder of the leases of the jobs it runs. */
+  readonly #owner: string;
+  /** The embedded engine is one process: at start, what it left processing is its own to put back. */
+  readonly #singleInstance: boolean;
 
   constructor(opts: {
     rows: JobRepository;
@@ -130,6 +140,9 @@ export class Jobs {
     scratch: Scratch;
     log: Logger;
     limits: JobLimits;
+    queue: JobQueue;
+    events: JobEvents;
+    singleInstance: boolean;
   }) {
     this.#rows = opts.rows;
     this.#assets = opts.assets;
@@ -141,11 +154,15 @@ export class Jobs {
     this.#scratch = opts.scratch;
     this.#log = opts.log;
     this.limits = opts.limits;
-    this.#queue = new LocalJobQueue<JobRow>({
+    this.#queue = opts.queue;
+    this.#events = opts.events;
+    this.#singleInstance = opts.singleInstance;
+    this.#owner = newId('inst', 12);
+    this.#pump = new JobPump<JobRow>({
       concurrency: opts.limits.workers,
       claim: async () => {
-        const job = await this.#rows.claimNext(Date.now());
-        if (job) this.#changes.emit(job.id);
+        const job = await this.#queue.claim(this.#owner, this.limits.leaseMs, Date.now());
+        if (job) await this.#events.publish(job.id);
         return job;
       },
       run: (job) => this.#execute(job),
@@ -156,22 +173,25 @@ export class Jobs {
     this.#runners.set(runner.product, runner);
   }
 
-  /** Puts jobs a crash interrupted back in the queue, then starts taking work. */
+  /**
+   * Starts taking work. The embedded engine first puts back what a crash left processing: no
+   * other process can hold those jobs. With many instances nothing is put back at a start: a job
+   * whose instance died is taken over once its lease runs out, by whichever instance asks first.
+   */
   async start(): Promise<void> {
-    for (const job of await this.#rows.inState('processing')) {
-      if (job.attempts >= MAX_ATTEMPTS) {
-        await this.#finish(job, { state: 'failed', message: `The job was interrupted ${job.attempts} times and was given up.`, error: 'interrupted', report: {} });
-      } else {
-        await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
+    if (this.#singleInstance) {
+      for (const job of await this.#rows.inState('processing')) {
+        if (job.attempts >= MAX_ATTEMPTS) await this.#rows.update(job.id, this.#ending(job, interrupted(job.attempts)));
+        else await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
       }
     }
-    this.#queue.start();
+    if (this.limits.run) this.#pump.start();
   }
 
-  /** Stops taking work; running jobs are stopped and queued again for the next start. */
+  /** Stops taking work; running jobs are stopped and given back to the queue. */
   async stop(): Promise<void> {
     for (const ac of this.#running.values()) ac.abort('shutdown');
-    await this.#queue.stop();
+    await this.#pump.stop();
   }
 
   async create(account: Account, product: Product, body: Record<string, unknown>): Promise<JobRow> {
@@ -216,7 +236,7 @@ export class Jobs {
       const winner = await this.#rows.activeForSession(session.id);
       if (winner || tries > 0) throw jobInProgress(winner);
     }
-    this.#queue.notify();
+    this.#pump.notify();
     return job;
   }
 
@@ -248,19 +268,19 @@ export class Jobs {
    */
   async settle(job: JobRow, ms: number, signal?: AbortSignal): Promise<JobRow> {
     if (ms <= 0 || TERMINAL.includes(job.state)) return job;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.#changes.off(job.id, done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#changes.on(job.id, done);
-      signal?.addEventListener('abort', done, { once: true });
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const unsubscribe = await this.#events.subscribe(job.id, () => wake());
+    const timer = setTimeout(() => wake(), ms);
+    signal?.addEventListener('abort', () => wake(), { once: true });
+    try {
       // it may have moved between the caller's read and the subscription
-      void this.#rows.byId(job.id).then((now) => now?.state !== job.state && done(), done);
-    });
+      const now = await this.#rows.byId(job.id);
+      if (now?.state === job.state && !signal?.aborted) await woken;
+    } finally {
+      clearTimeout(timer);
+      unsubscribe();
+    }
     return (await this.#rows.byId(job.id)) ?? job;
   }
 
@@ -362,8 +382,20 @@ export class Jobs {
     const ac = new AbortController();
     this.#running.set(job.id, ac);
     const timer = setTimeout(() => ac.abort('time_limit'), this.limits.timeLimitMs);
+    // the lease is renewed while the job runs; lost (this instance stalled past it and another
+    // took the job over), this run stops and leaves the job to its new holder
+    const renewal = setInterval(() => {
+      this.#queue.renew(job.id, this.#owner, this.limits.leaseMs, Date.now()).then(
+        (held) => held || ac.abort('lease_lost'),
+        (err) => this.#log.warn({ err, job: job.id }, 'lease renewal failed'),
+      );
+    }, Math.max(200, Math.floor(this.limits.leaseMs / 3)));
     let writes: Promise<unknown> = Promise.resolve();
     try {
+      if (job.attempts > MAX_ATTEMPTS) {
+        await this.#finish(job, interrupted(job.attempts - 1));
+        return;
+      }
       const runner = this.#runner(job.product);
       const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
       const session = await this.#sessionOf(job);
@@ -405,9 +437,11 @@ export class Jobs {
       await this.#finish(job, outcome);
     } catch (err) {
       await writes;
-      if (ac.signal.reason === 'shutdown') {
+      if (ac.signal.reason === 'lease_lost') {
+        this.#log.warn({ job: job.id }, 'lease lost: another instance runs this job now');
+      } else if (ac.signal.reason === 'shutdown') {
         await this.#discardAssets(job.id);
-        await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' });
+        await this.#queue.finish(job.id, this.#owner, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' });
       } else if (ac.signal.reason === 'time_limit') {
         await this.#discardAssets(job.id);
         const minutes = Math.round(this.limits.timeLimitMs / 60_000);
@@ -424,16 +458,27 @@ export class Jobs {
       }
     } finally {
       clearTimeout(timer);
+      clearInterval(renewal);
       this.#running.delete(job.id);
     }
   }
 
+  /** Writes the job's end while this instance holds its lease, and tells every instance. */
   async #finish(job: JobRow, outcome: RunOutcome): Promise<void> {
-    const now = Date.now();
     const hasAssets = (await this.#assets.forJob(job.id)).length > 0;
+    if (!(await this.#queue.finish(job.id, this.#owner, { ...this.#ending(job, outcome), resultsState: hasAssets ? 'available' : 'none' }))) {
+      this.#log.warn({ job: job.id }, 'lease lost before the end was written: another instance runs this job now');
+      return;
+    }
+    await this.#events.publish(job.id);
+  }
+
+  /** The fields of a job's end; the options a job keeps only while it may run (a passphrase) are dropped. */
+  #ending(job: JobRow, outcome: RunOutcome) {
+    const now = Date.now();
     const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
     for (const k of this.#runners.get(job.product)?.secretOptions ?? []) delete sealed.options[k];
-    await this.#rows.update(job.id, {
+    return {
       state: outcome.state,
       progress: outcome.state === 'failed' ? job.progress : 100,
       progressMessage: outcome.message,
@@ -441,9 +486,8 @@ export class Jobs {
       sealed: this.#sealer.seal(`job:${job.id}`, { ...sealed, report: outcome.report } satisfies Sealed),
       finishedAt: now,
       expiresAt: now + job.expiryMs,
-      resultsState: hasAssets ? 'available' : 'none',
-    });
-    this.#changes.emit(job.id);
+      resultsState: 'none' as const,
+    };
   }
 
   async #addAsset(job: JobRow, position: number, a: NewAsset): Promise<AssetRow> {
@@ -507,6 +551,10 @@ export class Jobs {
     }
     return ms;
   }
+}
+
+function interrupted(times: number): RunOutcome {
+  return { state: 'failed', message: `The job was interrupted ${times} times and was given up.`, error: 'interrupted', report: {} };
 }
 
 function jobInProgress(active: JobRow | undefined): AppError {

@@ -181,7 +181,8 @@ export interface JobRow {
   resultsState: ResultsState;
 }
 
-export interface JobRepository {
+/** The job rows; each engine's repository is also its queue (claim, renew, finish under a lease). */
+export interface JobRepository extends JobQueue {
   insert(row: JobRow): Promise<void>;
   /** Inserts the job unless its session already has a queued or running one (then false). */
   insertIfIdle(row: JobRow): Promise<boolean>;
@@ -191,8 +192,6 @@ export interface JobRepository {
   forSession(sessionId: string): Promise<JobRow[]>;
   /** The session's queued or running job, if any (there is at most one). */
   activeForSession(sessionId: string): Promise<JobRow | undefined>;
-  /** Atomically moves the oldest queued job to processing and returns it. */
-  claimNext(now: number): Promise<JobRow | undefined>;
   update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<void>;
   /** Jobs left in processing by a process that died. */
   inState(state: JobState): Promise<JobRow[]>;
@@ -306,14 +305,22 @@ export interface Locker {
   run<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
-/** Jobs waiting for a worker, claimed with a lease that the runner renews while it works. */
+/**
+ * Jobs waiting for a worker, claimed with a lease that the runner renews while it works. A job
+ * whose lease ran out (its instance died) is claimed again by whoever asks next; the one that
+ * lost the lease can no longer finish it. The job repository of each engine implements this.
+ */
 export interface JobQueue {
-  /** The oldest queued job, now processing under a lease held by `owner` until `leaseMs` from now; or one whose lease ran out. */
-  claim(owner: string, leaseMs: number): Promise<JobRow | undefined>;
-  /** Keeps the lease; false when it was lost (another instance took the job over). */
-  renew(jobId: string, owner: string, leaseMs: number): Promise<boolean>;
-  /** Gives the job back to the queue (the instance is stopping). */
-  release(jobId: string, owner: string): Promise<void>;
+  /**
+   * The oldest queued job, or the oldest processing job whose lease ran out before `now`: it
+   * becomes processing under a lease held by `owner` until `now + leaseMs`, its attempts + 1,
+   * started_at `now`. Safe when many instances claim at once: no job is given twice.
+   */
+  claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined>;
+  /** Moves the lease on to `now + leaseMs`; false when `owner` no longer holds it. */
+  renew(jobId: string, owner: string, leaseMs: number, now: number): Promise<boolean>;
+  /** Writes the job's end (or its return to the queue) and drops the lease, only while `owner` holds it. */
+  finish(jobId: string, owner: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<boolean>;
 }
 
 /** "This job changed": published by whoever changes a job, heard by every instance's long polls. */

@@ -10,6 +10,7 @@ import type { Sessions } from '../domain/sessions.ts';
 import type { Uploads } from '../domain/uploads.ts';
 import type { SelfService } from '../domain/self-service.ts';
 import type { WebSessions } from '../domain/web-sessions.ts';
+import type { Locker } from '../domain/ports.ts';
 import type { Logger } from '../log.ts';
 import { accountRoutes } from './api/account.ts';
 import { analyseRoutes } from './api/analyse.ts';
@@ -48,6 +49,7 @@ export interface AppDeps {
   rateLimits: RateLimits;
   webSessions: WebSessions;
   selfService: SelfService;
+  locker: Locker;
 }
 
 export const SERVICE_NAME = 'obscura';

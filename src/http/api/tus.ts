@@ -3,7 +3,7 @@
 // WeakMap keyed by the Node request, and hands out Locations on the request's network.
 import type { IncomingMessage } from 'node:http';
 import { Router } from '@koa/router';
-import { Server, MemoryLocker } from '@tus/server';
+import { Server } from '@tus/server';
 import { NodeRequest } from 'srvx/node';
 import type { Upload } from '@tus/utils';
 import type { ApiKeys } from '../../domain/api-keys.ts';
@@ -15,6 +15,8 @@ import { clientGone, type AppState, type RouteCtx } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
 import { requireKey } from '../middleware/auth.ts';
 import { SessionTusStore } from '../tus/data-store.ts';
+import { TusLocker } from '../tus/locker.ts';
+import type { Locker } from '../../domain/ports.ts';
 
 interface RequestFacts {
   account?: Account;
@@ -39,7 +41,7 @@ const TUS_CODES: Record<number, string> = {
   501: 'not_implemented',
 };
 
-export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLifeMs: number }): Router<AppState> {
+export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLifeMs: number; locker: Locker }): Router<AppState> {
   const facts = new WeakMap<IncomingMessage, RequestFacts>();
   const factsOf = (req: Request): RequestFacts => {
     const node = (req as TusRequest).runtime?.node?.req;
@@ -57,7 +59,8 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
   const tus = new Server({
     path: '/api/tus',
     datastore: store,
-    locker: new MemoryLocker(),
+    // the engine's locks: one upload's requests are serialised across every instance
+    locker: new TusLocker(deps.locker),
     maxSize: deps.uploads.limits.fileMax,
     respectForwardedHeaders: false,
     namingFunction: () => newId('st', 16),

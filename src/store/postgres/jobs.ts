@@ -18,6 +18,8 @@ interface Row {
   finished_at: number | null;
   expires_at: number | null;
   results_state: string;
+  lease_owner: string | null;
+  lease_until: number | null;
 }
 
 const toJob = (r: Row): JobRow => ({
@@ -75,6 +77,21 @@ const values = (j: JobRow): Param[] => [
   j.resultsState,
 ];
 
+type JobFields = Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>;
+
+/** `col = $n` for each field given, in order, with its parameters; an unknown field throws. */
+function assignments(fields: JobFields): { sets: string[]; params: Param[] } {
+  const sets: string[] = [];
+  const params: Param[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    const col = COLUMNS[k];
+    if (!col) throw new Error(`not an updatable job field: ${k}`);
+    params.push(v as Param);
+    sets.push(`${col} = $${params.length}`);
+  }
+  return { sets, params };
+}
+
 export class PostgresJobs implements JobRepository {
   private readonly db: PgDb;
   constructor(db: PgDb) {
@@ -113,29 +130,47 @@ export class PostgresJobs implements JobRepository {
     return rows.map(toJob);
   }
 
-  async claimNext(now: number): Promise<JobRow | undefined> {
-    // One statement, safe with several instances claiming at once: each locks the oldest queued
-    // row no one else holds (SKIP LOCKED), so no two get the same job and none waits on another.
+  async claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined> {
+    // One statement, safe with several instances claiming at once: each locks the oldest
+    // claimable row no one else holds (SKIP LOCKED), so no two get the same job and none waits on
+    // another. The outer WHERE checks again the row as it is once locked.
     const { rows } = await query<Row>(
       this.db.pool,
-      `UPDATE jobs SET state = 'processing', started_at = $1, attempts = attempts + 1
-         WHERE id = (SELECT id FROM jobs WHERE state = 'queued' ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED)
-           AND state = 'queued'
+      `UPDATE jobs SET state = 'processing', lease_owner = $1, lease_until = $2, started_at = $3, attempts = attempts + 1
+         WHERE id = (
+             SELECT id FROM jobs WHERE state IN ('queued', 'processing') AND (state = 'queued' OR lease_until < $3)
+               ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED
+           )
+           AND (state = 'queued' OR (state = 'processing' AND lease_until < $3))
          RETURNING *`,
-      [now],
+      [owner, now + leaseMs, now],
     );
     return rows[0] && toJob(rows[0]);
   }
 
-  async update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<void> {
-    const sets: string[] = [];
-    const params: Param[] = [];
-    for (const [k, v] of Object.entries(fields)) {
-      const col = COLUMNS[k];
-      if (!col) throw new Error(`not an updatable job field: ${k}`);
-      params.push(v as Param);
-      sets.push(`${col} = $${params.length}`);
-    }
+  async renew(jobId: string, owner: string, leaseMs: number, now: number): Promise<boolean> {
+    const { count } = await query(
+      this.db.pool,
+      "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND state = 'processing' AND lease_owner = $3",
+      [now + leaseMs, jobId, owner],
+    );
+    return count > 0;
+  }
+
+  async finish(jobId: string, owner: string, fields: JobFields): Promise<boolean> {
+    const { sets, params } = assignments(fields);
+    params.push(jobId, owner);
+    const { count } = await query(
+      this.db.pool,
+      `UPDATE jobs SET ${[...sets, 'lease_owner = NULL', 'lease_until = NULL'].join(', ')}
+         WHERE id = $${params.length - 1} AND lease_owner = $${params.length}`,
+      params,
+    );
+    return count > 0;
+  }
+
+  async update(id: string, fields: JobFields): Promise<void> {
+    const { sets, params } = assignments(fields);
     if (!sets.length) return;
     params.push(id);
     await query(this.db.pool, `UPDATE jobs SET ${sets.join(', ')} WHERE id = $${params.length}`, params);

@@ -162,4 +162,18 @@ export const migrations: Migration[] = [
       CREATE INDEX mail_tokens_expiry ON mail_tokens(expires_at);
     `,
   },
+  {
+    version: 6,
+    // Job leases, so that several instances can share one queue: a claimed job is held by one
+    // owner until lease_until (ms), renewed while it runs; a job whose lease ran out is claimed
+    // again. jobs_claim walks the claimable rows in claim order (created_at then seq).
+    // A job already processing here was started by a process that had no lease (before this
+    // migration, hence stopped): it gets a lease that ran out long ago, so the next claim retakes it.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN lease_owner TEXT;
+      ALTER TABLE jobs ADD COLUMN lease_until BIGINT;
+      CREATE INDEX jobs_claim ON jobs(created_at, seq) WHERE state IN ('queued', 'processing');
+      UPDATE jobs SET lease_until = 0 WHERE state = 'processing';
+    `,
+  },
 ];

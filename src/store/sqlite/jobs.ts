@@ -20,6 +20,8 @@ interface Row {
   finished_at: number | null;
   expires_at: number | null;
   results_state: string;
+  lease_owner: string | null;
+  lease_until: number | null;
 }
 
 const toJob = (r: Row): JobRow => ({
@@ -54,6 +56,22 @@ const COLUMNS: Record<string, string> = {
   expiresAt: 'expires_at',
   resultsState: 'results_state',
 };
+
+type JobFields = Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>;
+type Value = string | number | null | Buffer;
+
+/** `col = ?` for each field given, in order, with its value; an unknown field throws. */
+function assignments(fields: JobFields): { sets: string[]; values: Value[] } {
+  const sets: string[] = [];
+  const values: Value[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    const col = COLUMNS[k];
+    if (!col) throw new Error(`not an updatable job field: ${k}`);
+    sets.push(`${col} = ?`);
+    values.push(v as Value);
+  }
+  return { sets, values };
+}
 
 export class SqliteJobs implements JobRepository {
   private readonly db: Db;
@@ -101,24 +119,44 @@ export class SqliteJobs implements JobRepository {
     return (this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as unknown as Row[]).map(toJob);
   }
 
-  async claimNext(now: number): Promise<JobRow | undefined> {
+  async claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined> {
+    // One write transaction (BEGIN IMMEDIATE): another process on the same file waits for it, so
+    // no job is given twice. The state IN (...) term lets jobs_claim serve the scan in order.
     return tx(this.db, () => {
-      const r = this.db.prepare("SELECT * FROM jobs WHERE state = 'queued' ORDER BY created_at, rowid LIMIT 1").get() as Row | undefined;
-      if (!r) return undefined;
-      this.db.prepare("UPDATE jobs SET state = 'processing', started_at = ?, attempts = attempts + 1 WHERE id = ?").run(now, r.id);
-      return toJob({ ...r, state: 'processing', started_at: now, attempts: r.attempts + 1 });
+      const next = this.db
+        .prepare(
+          `SELECT id FROM jobs WHERE state IN ('queued', 'processing') AND (state = 'queued' OR lease_until < ?)
+             ORDER BY created_at, rowid LIMIT 1`,
+        )
+        .get(now) as { id: string } | undefined;
+      if (!next) return undefined;
+      const r = this.db
+        .prepare(
+          `UPDATE jobs SET state = 'processing', lease_owner = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
+             WHERE id = ? RETURNING *`,
+        )
+        .get(owner, now + leaseMs, now, next.id) as unknown as Row;
+      return toJob(r);
     });
   }
 
-  async update(id: string, fields: Partial<JobRow>): Promise<void> {
-    const sets: string[] = [];
-    const values: (string | number | null | Buffer)[] = [];
-    for (const [k, v] of Object.entries(fields)) {
-      const col = COLUMNS[k];
-      if (!col) throw new Error(`not an updatable job field: ${k}`);
-      sets.push(`${col} = ?`);
-      values.push(v as string | number | null | Buffer);
-    }
+  async renew(jobId: string, owner: string, leaseMs: number, now: number): Promise<boolean> {
+    const r = this.db
+      .prepare("UPDATE jobs SET lease_until = ? WHERE id = ? AND state = 'processing' AND lease_owner = ?")
+      .run(now + leaseMs, jobId, owner);
+    return Number(r.changes) > 0;
+  }
+
+  async finish(jobId: string, owner: string, fields: JobFields): Promise<boolean> {
+    const { sets, values } = assignments(fields);
+    const r = this.db
+      .prepare(`UPDATE jobs SET ${[...sets, 'lease_owner = NULL', 'lease_until = NULL'].join(', ')} WHERE id = ? AND lease_owner = ?`)
+      .run(...values, jobId, owner);
+    return Number(r.changes) > 0;
+  }
+
+  async update(id: string, fields: JobFields): Promise<void> {
+    const { sets, values } = assignments(fields);
     if (sets.length) this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
   }
 

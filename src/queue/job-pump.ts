@@ -1,16 +1,7 @@
-// The queue seam. Jobs are rows (they survive a restart); this in-process queue claims
-// the oldest queued row whenever a slot is free. A scale-out queue (Redis-backed, say)
-// would implement the same three calls.
-export interface JobQueue {
-  /** Begins taking work. */
-  start(): void;
-  /** Something was enqueued: look for work now rather than on the next tick. */
-  notify(): void;
-  /** Stops taking work and waits for what is running. */
-  stop(): Promise<void>;
-}
-
-export class LocalJobQueue<T> implements JobQueue {
+// This process's share of the work: whenever one of its slots is free it claims a job (from the
+// queue port, whichever engine holds it) and runs it. It looks when told something was queued,
+// and every second, so jobs queued by another instance or freed by a lapsed lease are found.
+export class JobPump<T> {
   readonly #concurrency: number;
   readonly #claim: () => Promise<T | undefined>;
   readonly #run: (item: T) => Promise<void>;

@@ -1,0 +1,61 @@
+// The price of the scale-out engines: the same small convert and the same /api/status calls on
+// the embedded default (SQLite + files) and on PostgreSQL + S3 (a throwaway cluster and a local
+// Swift, started here), printed as ratios (goal: job latency and status p99 within 1.3×); then
+// the upload throughput of the S3 blob store against the file store (bench/scale-store.ts).
+// `npm run bench -- scale [rounds]` (default 20; needs root, PostgreSQL and Swift).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startPostgres } from '../test/helpers/postgres.ts';
+import { startService, type RunningService } from '../test/helpers/service.ts';
+import { startSwift } from '../test/helpers/swift.ts';
+import { run as storeThroughput } from './scale-store.ts';
+
+const PNG = readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/secret-small.png'));
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const median = (xs: number[]) => pct(xs, 50);
+
+async function measure(svc: RunningService, rounds: number): Promise<{ jobMs: number[]; statusMs: number[] }> {
+  const { key } = await svc.account();
+  const base = svc.url.clearnet;
+  const jobMs: number[] = [];
+  for (let i = 0; i < rounds + 2; i++) {
+    const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
+    await fetch(`${base}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': 'a.png' }, body: PNG });
+    const t0 = performance.now();
+    const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'webp' });
+    if (start.status !== 201) throw new Error(`start ${start.status} ${JSON.stringify(start.body)}`);
+    let poll;
+    do poll = (await svc.api('GET', `/api/convert/job/${uid}?wait=20`, key)).body;
+    while (!['completed', 'partial', 'failed'].includes(poll.status));
+    if (i >= 2) jobMs.push(performance.now() - t0); // the first two warm the workers
+  }
+  const statusMs: number[] = [];
+  for (let i = 0; i < 500; i++) {
+    const t0 = performance.now();
+    await (await fetch(`${base}/api/status`)).arrayBuffer();
+    statusMs.push(performance.now() - t0);
+  }
+  return { jobMs, statusMs };
+}
+
+export async function run(args: string[]): Promise<void> {
+  const rounds = Number(args[0] ?? 20);
+  const [pgc, swift] = await Promise.all([startPostgres(), startSwift()]);
+  try {
+    const embedded = await startService({ OBSCURA_LOG_LEVEL: 'warn' });
+    const local = await measure(embedded, rounds).finally(() => embedded.close());
+    // the S3 client reads its credentials from the environment, as an operator gives them
+    process.env.AWS_ACCESS_KEY_ID = swift.credentials.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = swift.credentials.secretAccessKey;
+    const scaled = await startService({ OBSCURA_LOG_LEVEL: 'warn', OBSCURA_DATABASE_URL: await pgc.database(), OBSCURA_BLOB_URL: swift.url(await swift.createBucket()) });
+    const remote = await measure(scaled, rounds).finally(() => scaled.close());
+    const row = (name: string, a: number, b: number) => process.stdout.write(`${name.padEnd(34)} ${a.toFixed(1).padStart(8)} ms ${b.toFixed(1).padStart(8)} ms   ${(b / a).toFixed(2)}×\n`);
+    process.stdout.write(`${'(small convert, PNG to WebP)'.padEnd(34)} ${'embedded'.padStart(11)} ${'pg + s3'.padStart(11)}   ratio (goal ≤ 1.3×)\n`);
+    row('job latency, start → completed, p50', median(local.jobMs), median(remote.jobMs));
+    row('job latency, p90', pct(local.jobMs, 90), pct(remote.jobMs, 90));
+    row('/api/status p99', pct(local.statusMs, 99), pct(remote.statusMs, 99));
+  } finally {
+    await Promise.all([pgc.stop(), swift.stop()]);
+  }
+  await storeThroughput([]);
+}

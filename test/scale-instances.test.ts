@@ -1,0 +1,221 @@
+// Many instances on one PostgreSQL and one S3-compatible store, as an operator runs them behind
+// a load balancer: each is the real service (`node src/main.ts`) in its own process, with its own
+// data folder (scratch only), the same master key, and nothing else in common but the two engines.
+import test from 'ava';
+import { type ChildProcess } from 'node:child_process';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { exited, freePort, startChild } from './helpers/child.ts';
+import { makeVideo } from './helpers/media.ts';
+import { payload, sha256 } from './helpers/payload.ts';
+import { startPostgres, type Postgres } from './helpers/postgres.ts';
+import { tempDir } from './helpers/service.ts';
+import { startSwift, type RunningSwift } from './helpers/swift.ts';
+import { until } from './helpers/until.ts';
+import { v1 } from './helpers/v1.ts';
+
+const MASTER_KEY = randomBytes(32).toString('base64url');
+const SECRET = readFileSync(path.join(import.meta.dirname, 'fixtures/secret-small.png'));
+const COVER = readFileSync(path.join(import.meta.dirname, 'fixtures/photo-mountain.jpg'));
+
+let pgc: Postgres;
+let swift: RunningSwift;
+test.before(async () => {
+  [pgc, swift] = await Promise.all([startPostgres(), startSwift()]);
+});
+test.after.always(async () => {
+  await Promise.all([pgc?.stop(), swift?.stop()]);
+});
+
+interface Instance {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** One more instance on the shared engines. */
+async function instance(engines: { db: string; bucket: string }, env: Record<string, string> = {}): Promise<Instance> {
+  const port = await freePort();
+  const child = await startChild(tempDir(), port, {
+    OBSCURA_DATABASE_URL: engines.db,
+    OBSCURA_BLOB_URL: swift.url(engines.bucket),
+    AWS_ACCESS_KEY_ID: swift.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: swift.credentials.secretAccessKey,
+    OBSCURA_MASTER_KEY: MASTER_KEY,
+    OBSCURA_JOB_LEASE: '3s',
+    OBSCURA_SWEEP_INTERVAL: '1s',
+    ...env,
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    async stop() {
+      child.kill('SIGKILL');
+      await exited(child);
+    },
+  };
+}
+
+async function engines() {
+  return { db: await pgc.database(), bucket: await swift.createBucket() };
+}
+
+/** A verified account and its key, made through the shared database (as the CLI would, on any instance). */
+async function keyOn(db: string): Promise<string> {
+  const { loadConfig } = await import('../src/config.ts');
+  const { createServices } = await import('../src/services.ts');
+  const s = await createServices(loadConfig({ OBSCURA_DATA_DIR: tempDir(), OBSCURA_DATABASE_URL: db, OBSCURA_MASTER_KEY: MASTER_KEY, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_RUN_JOBS: 'off' }));
+  try {
+    const email = `scale-${Date.now()}-${Math.random().toString(36).slice(2)}@example.org`;
+    await s.accounts.create(email, { verified: true });
+    return (await s.apiKeys.issue(email)).key;
+  } finally {
+    await s.close();
+  }
+}
+
+const call = async (base: string, key: string, method: string, p: string, body?: unknown) => {
+  const r = await fetch(`${base}${p}`, { method, headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : undefined };
+};
+
+const upload = async (base: string, key: string, uid: string, step: number, name: string, bytes: Buffer) => {
+  const r = await fetch(`${base}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
+  if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
+};
+
+const download = async (base: string, key: string, p: string) => Buffer.from(await (await fetch(`${base}${p}`, { headers: { 'X-Api-Key': key } })).arrayBuffer());
+
+test.serial('a TUS upload whose chunks alternate between two instances arrives whole; a job started on one runs on the other, and a long poll on the first answers when it ends', async (t) => {
+  t.timeout(180_000);
+  const e = await engines();
+  const key = await keyOn(e.db);
+  const front = await instance(e, { OBSCURA_RUN_JOBS: 'off' }); // answers requests, runs no job
+  const worker = await instance(e);
+  t.teardown(() => Promise.all([front.stop(), worker.stop()]));
+
+  const session = (await call(front.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
+  const video = makeVideo({ seconds: 3, width: 320, height: 240 });
+  const created = await fetch(`${front.url}/api/tus`, {
+    method: 'POST',
+    headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Length': String(video.length), 'Upload-Metadata': `upload_uid ${Buffer.from(session).toString('base64')},step ${Buffer.from('1').toString('base64')},filename ${Buffer.from('clip.mp4').toString('base64')}` },
+  });
+  t.is(created.status, 201, await created.text());
+  const id = new URL(created.headers.get('location')!).pathname.split('/').pop()!;
+  const chunk = Math.ceil(video.length / 4);
+  for (let i = 0, offset = 0; offset < video.length; i++) {
+    const base = i % 2 === 0 ? worker.url : front.url; // every other chunk through the other instance
+    const part = video.subarray(offset, offset + chunk);
+    const r = await fetch(`${base}/api/tus/${id}`, { method: 'PATCH', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: part });
+    t.is(r.status, 204, `chunk ${i} on ${i % 2 === 0 ? 'the worker' : 'the front'}`);
+    offset += part.length;
+    t.is(r.headers.get('upload-offset'), String(offset));
+  }
+  for (const base of [front.url, worker.url]) {
+    const head = await fetch(`${base}/api/tus/${id}`, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
+    t.is(head.headers.get('upload-offset'), String(video.length));
+  }
+
+  const start = await call(front.url, key, 'POST', '/api/convert/job', { upload_uid: session, video_format: 'webm' });
+  t.is(start.status, 201, JSON.stringify(start.body));
+  const began = Date.now();
+  let poll = await call(front.url, key, 'GET', `/api/convert/job/${session}?wait=30`);
+  while (!['completed', 'partial', 'failed'].includes(poll.body.status) && Date.now() - began < 120_000) poll = await call(front.url, key, 'GET', `/api/convert/job/${session}?wait=30`);
+  t.is(poll.body.status, 'completed', poll.body.progress_message);
+  const results = await call(front.url, key, 'GET', `/api/convert/job/${session}/results`);
+  const webm = await download(front.url, key, results.body.result_files[0].download_path);
+  t.is(webm.subarray(0, 4).toString('hex'), '1a45dfa3', 'a WebM, converted from every chunk');
+  // the job ran on the worker: only it has a worker that took it
+  const db = new pg.Client({ connectionString: e.db });
+  await db.connect();
+  t.teardown(() => db.end());
+  const row = (await db.query('SELECT attempts, lease_owner FROM jobs WHERE id = $1', [start.body.job_uid])).rows[0];
+  t.is(row.attempts, 1);
+  t.is(row.lease_owner, null, 'the lease is dropped at the end');
+});
+
+test.serial('SIGKILL of the instance running a job: another takes it over when the lease runs out, not when it starts, and finishes it', async (t) => {
+  t.timeout(180_000);
+  const e = await engines();
+  const key = await keyOn(e.db);
+  const front = await instance(e, { OBSCURA_RUN_JOBS: 'off' });
+  const doomed = await instance(e);
+  t.teardown(() => front.stop());
+  const session = (await call(front.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
+  await upload(front.url, key, session, 1, 'clip.mp4', makeVideo({ seconds: 20, width: 640, height: 480 }));
+  const start = await call(front.url, key, 'POST', '/api/convert/job', { upload_uid: session, video_format: 'mp4h265' });
+  t.is(start.status, 201);
+  await until('the job runs', 30_000, async () => ((await call(front.url, key, 'GET', `/api/convert/job/${session}`)).body.status === 'processing' ? true : undefined));
+  await doomed.stop(); // SIGKILL, mid-job
+  const killedAt = Date.now();
+  const heir = await instance(e);
+  t.teardown(() => heir.stop());
+  const right = await call(front.url, key, 'GET', `/api/convert/job/${session}`);
+  if (Date.now() - killedAt < 2500) t.is(right.body.status, 'processing', 'a new instance does not take a job whose lease still runs');
+  let poll = right;
+  while (!['completed', 'partial', 'failed'].includes(poll.body.status) && Date.now() - killedAt < 150_000) poll = await call(front.url, key, 'GET', `/api/convert/job/${session}?wait=30`);
+  t.is(poll.body.status, 'completed', poll.body.progress_message);
+  const db = new pg.Client({ connectionString: e.db });
+  await db.connect();
+  t.teardown(() => db.end());
+  t.is((await db.query('SELECT attempts FROM jobs WHERE id = $1', [start.body.job_uid])).rows[0].attempts, 2, 'run twice: once killed, once whole');
+  const results = await call(front.url, key, 'GET', `/api/convert/job/${session}/results`);
+  t.is(results.body.result_files.length, 1, 'one result: the killed run left nothing behind');
+});
+
+test.serial('v1 upload and a hide/reveal round trip across instances; an expired session’s blobs are gone from the object store', async (t) => {
+  t.timeout(180_000);
+  const e = await engines();
+  const key = await keyOn(e.db);
+  const a = await instance(e, { OBSCURA_SESSION_LIFE: '20s' });
+  const b = await instance(e, { OBSCURA_SESSION_LIFE: '20s' });
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+
+  // v1: the media-url made on one, its chunks through both, the job on the other
+  const bytes = payload(300_000);
+  const onA = v1(a.url, key);
+  const onB = v1(b.url, key);
+  const media = onA.keyOf((await onA.create('x.bin', bytes.length)).headers.get('location')!);
+  t.is((await onB.patch(media, 0, bytes.subarray(0, 150_000))).status, 200);
+  t.is((await onA.patch(media, 150_000, bytes.subarray(150_000))).status, 204);
+  t.is((await onB.head(media)).headers.get('upload-offset'), String(bytes.length));
+
+  // hide on A (secret through A, cover through B), reveal on B: bit-exact
+  const hide = (await call(a.url, key, 'POST', '/api/session', { type: 'hide' })).body.upload_uid;
+  await upload(a.url, key, hide, 1, 'secret.png', SECRET);
+  await upload(b.url, key, hide, 2, 'cover.jpg', COVER);
+  t.is((await call(b.url, key, 'POST', '/api/job', { upload_uid: hide, password: 'four random words here' })).status, 201);
+  let poll = await call(a.url, key, 'GET', `/api/job/${hide}?wait=30`);
+  while (!['completed', 'failed'].includes(poll.body.status)) poll = await call(a.url, key, 'GET', `/api/job/${hide}?wait=30`);
+  t.is(poll.body.status, 'completed', poll.body.progress_message);
+  const stego = await download(b.url, key, (await call(b.url, key, 'GET', `/api/job/${hide}/results`)).body.result_files[0].download_path);
+  const reveal = (await call(b.url, key, 'POST', '/api/session', { type: 'reveal' })).body.upload_uid;
+  await upload(a.url, key, reveal, 1, 'stego.png', stego);
+  t.is((await call(a.url, key, 'POST', '/api/job', { upload_uid: reveal, password: 'four random words here' })).status, 201);
+  poll = await call(b.url, key, 'GET', `/api/job/${reveal}?wait=30`);
+  while (!['completed', 'failed'].includes(poll.body.status)) poll = await call(b.url, key, 'GET', `/api/job/${reveal}?wait=30`);
+  t.is(poll.body.status, 'completed', poll.body.progress_message);
+  const back = await download(a.url, key, (await call(a.url, key, 'GET', `/api/job/${reveal}/results`)).body.result_files[0].download_path);
+  t.is(sha256(back), sha256(SECRET));
+
+  // the object store holds only ciphertext
+  const listed = async () => (await swift.client.send(new ListObjectsV2Command({ Bucket: e.bucket }))).Contents ?? [];
+  t.true((await listed()).length > 0);
+
+  // a session left to expire: its uploads' objects leave the store (the sweep runs every second)
+  const doomed = (await call(a.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
+  await upload(b.url, key, doomed, 1, 'x.jpg', COVER);
+  const db = new pg.Client({ connectionString: e.db });
+  await db.connect();
+  t.teardown(() => db.end());
+  const ids = (await db.query("SELECT id FROM uploads WHERE session_id = $1", [doomed])).rows.map((r) => r.id as string);
+  t.is(ids.length, 1);
+  const present = async (id: string) => (await listed()).some((o) => o.Key!.startsWith(`${id}/`));
+  t.true(await present(ids[0]));
+  await until('the expired upload leaves the object store', 60_000, async () => ((await present(ids[0])) ? undefined : true), 1000);
+  t.is((await db.query('SELECT state FROM uploads WHERE id = $1', [ids[0]])).rows[0].state, 'expired');
+});
