@@ -2,6 +2,7 @@
 // non-zero exit. Usage: npm run cli -- <command> (see USAGE).
 import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './domain/errors.ts';
+import { DuplicateError, type Repositories } from './domain/ports.ts';
 import { createServices } from './services.ts';
 
 const USAGE = `usage: npm run cli -- <command>
@@ -13,7 +14,10 @@ const USAGE = `usage: npm run cli -- <command>
   key create <email>          prints the new key, once; it is never shown again
   key list <email>            id, prefix and last four characters of each key
   key revoke <key-id>
-  maintenance on|off|status`;
+  maintenance on|off|status
+  engine copy-accounts        copies every account, its web password and its keys (as HMACs)
+                              to the engine in OBSCURA_TARGET_DATABASE_URL (moving to PostgreSQL);
+                              accounts already there are left alone and counted`;
 
 const iso = (t: number | null) => (t === null ? '-' : new Date(t).toISOString());
 
@@ -85,6 +89,20 @@ async function run(argv: string[]): Promise<number> {
         out(`revoked ${args[0]}`);
         break;
       }
+      case 'engine copy-accounts': {
+        need(0);
+        const url = process.env.OBSCURA_TARGET_DATABASE_URL;
+        if (!url) throw new AppError('invalid', 'no_target', 'set OBSCURA_TARGET_DATABASE_URL to the database to copy the accounts to');
+        // the target opened as an instance would open it: migrated, and checked for the same master key
+        const target = await createServices(loadConfig({ ...process.env, OBSCURA_DATABASE_URL: url, OBSCURA_BLOB_URL: undefined, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_RUN_JOBS: 'off' }));
+        try {
+          const n = await copyAccounts(s.repos, target.repos);
+          out(`copied ${n.accounts} account${n.accounts === 1 ? '' : 's'} and ${n.keys} key${n.keys === 1 ? '' : 's'}; ${n.skipped} already there`);
+        } finally {
+          await target.close();
+        }
+        break;
+      }
       case 'maintenance on':
       case 'maintenance off':
         need(0);
@@ -128,4 +146,30 @@ async function readStdin(): Promise<string> {
     if (data.length > 4096 || data.includes('\n')) break;
   }
   return data.split('\n')[0];
+}
+
+/** Every account, its password hash and its keys, from one engine's rows to another's. */
+async function copyAccounts(from: Repositories, to: Repositories): Promise<{ accounts: number; keys: number; skipped: number }> {
+  const n = { accounts: 0, keys: 0, skipped: 0 };
+  for (let after = ''; ; ) {
+    const page = await from.accounts.list(after, 500);
+    if (!page.length) return n;
+    for (const account of page) {
+      try {
+        await to.accounts.insert(account);
+      } catch (err) {
+        if (!(err instanceof DuplicateError)) throw err;
+        n.skipped++;
+        continue;
+      }
+      const hash = await from.accounts.passwordHash(account.id);
+      if (hash) await to.accounts.setPasswordHash(account.id, hash);
+      for (const key of await from.apiKeys.listForAccount(account.id)) {
+        await to.apiKeys.insert(key);
+        n.keys++;
+      }
+      n.accounts++;
+    }
+    after = page[page.length - 1].id;
+  }
 }

@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   // expired uploads and results are destroyed within the sweep interval even if nobody asks for them
   const janitor = setInterval(() => {
     services.uploads.expire().catch((err) => log.error({ err }, 'upload expiry sweep failed'));
-    services.jobs.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
+    services.results.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
     services.webSessions.sweep().catch((err) => log.error({ err }, 'web session sweep failed'));
     services.selfService.sweep().catch((err) => log.error({ err }, 'mail link sweep failed'));
   }, config.sweepIntervalMs);

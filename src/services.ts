@@ -6,6 +6,7 @@ import { ConfigError, type Config } from './config.ts';
 import { Accounts } from './domain/accounts.ts';
 import { ApiKeys } from './domain/api-keys.ts';
 import { Jobs } from './domain/jobs.ts';
+import { JobResults } from './domain/job-results.ts';
 import { Maintenance } from './domain/maintenance.ts';
 import { RateLimits } from './domain/rate-limits.ts';
 import { analyseRunner } from './domain/runners/analyse.ts';
@@ -13,6 +14,9 @@ import { convertRunner } from './domain/runners/convert.ts';
 import { hideRunner, revealRunner } from './domain/runners/stego.ts';
 import { Sessions } from './domain/sessions.ts';
 import { Uploads } from './domain/uploads.ts';
+import { DirectUploads } from './domain/uploads-direct.ts';
+import { TusUploads } from './domain/uploads-tus.ts';
+import { MediaUrls } from './domain/uploads-v1.ts';
 import type { Mailer } from './domain/mail.ts';
 import { SelfService } from './domain/self-service.ts';
 import { WebBrakes } from './domain/web-brakes.ts';
@@ -33,7 +37,9 @@ import { PostgresLocker } from './store/postgres/locker.ts';
 import { LocalJobEvents } from './store/local/job-events.ts';
 import { LocalLocker } from './store/local/locker.ts';
 import { S3BlobStore } from './store/blobs/s3-store.ts';
-import type { JobEvents, Locker } from './domain/ports.ts';
+import type { JobEvents, Locker, RateCounters } from './domain/ports.ts';
+import { LocalRateCounters } from './store/local/rate-counters.ts';
+import { PostgresRateCounters } from './store/postgres/rate-counters.ts';
 
 export interface Services {
   config: Config;
@@ -51,7 +57,13 @@ export interface Services {
   maintenance: Maintenance;
   sessions: Sessions;
   uploads: Uploads;
+  /** The three ways in, over the one core: v1 media-urls, whole files (direct, web forms), TUS. */
+  mediaUrls: MediaUrls;
+  directUploads: DirectUploads;
+  tusUploads: TusUploads;
   jobs: Jobs;
+  /** What finished jobs leave, until it expires. */
+  results: JobResults;
   pool: WorkerPool;
   /** What one client may ask of the service, in memory, shared by the three listeners. */
   rateLimits: RateLimits;
@@ -71,9 +83,10 @@ export async function createServices(config: Config, opts: { logDestination?: De
   const engine = await openEngine(config, log);
   const { repos, locker } = engine;
   await checkMasterKey(repos, masterKey, engine);
-  const blobs: BlobStore = config.blobUrl
-    ? new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, locker })
-    : await EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
+  const blobs = await openBlobs(config, masterKey, repos, locker).catch(async (err) => {
+    await engine.close();
+    throw err;
+  });
   const scratch = new Scratch(config.scratchDir, config.dataDir);
   const accounts = new Accounts(repos.accounts);
   const apiKeys = new ApiKeys({
@@ -147,9 +160,13 @@ export async function createServices(config: Config, opts: { logDestination?: De
     maintenance,
     sessions,
     uploads,
+    mediaUrls: new MediaUrls(uploads, sessions),
+    directUploads: new DirectUploads(uploads),
+    tusUploads: new TusUploads(uploads),
     jobs,
+    results: new JobResults({ rows: repos.jobs, assets: repos.assets, blobs, sealer }),
     pool,
-    rateLimits: new RateLimits(config.abuse),
+    rateLimits: new RateLimits(config.abuse, engine.counters),
     webSessions,
     selfService,
     masterKeyCreated: created,
@@ -162,9 +179,22 @@ export async function createServices(config: Config, opts: { logDestination?: De
   };
 }
 
+/** Where the encrypted blobs live: files in the data folder, or an S3-compatible bucket. */
+async function openBlobs(config: Config, masterKey: MasterKey, repos: Repositories, locker: Locker): Promise<BlobStore> {
+  if (!config.blobUrl) return EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
+  try {
+    const s3 = new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, locker });
+    await s3.ensureBucket();
+    return s3;
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+}
+
 /** Where rows, the queue, job events and locks live: SQLite in the data folder, or PostgreSQL. */
 interface Engine {
   repos: Repositories;
+  counters: RateCounters;
   events: JobEvents;
   locker: Locker;
   /** Only the embedded engine is one process by construction (see Jobs.start). */
@@ -182,6 +212,7 @@ async function openEngine(config: Config, log: Logger): Promise<Engine> {
       repos: postgresRepositories(pg),
       events,
       locker: new PostgresLocker(pg.pool),
+      counters: new PostgresRateCounters(pg),
       singleInstance: false,
       async close() {
         await events.close();
@@ -190,7 +221,15 @@ async function openEngine(config: Config, log: Logger): Promise<Engine> {
     };
   }
   const db = openDb(path.join(config.dataDir, 'obscura.db'));
-  return { repos: sqliteRepositories(db), events: new LocalJobEvents(), locker: new LocalLocker(), singleInstance: true, sqlite: db, close: async () => db.close() };
+  return {
+    repos: sqliteRepositories(db),
+    events: new LocalJobEvents(),
+    locker: new LocalLocker(),
+    counters: new LocalRateCounters(),
+    singleInstance: true,
+    sqlite: db,
+    close: async () => db.close(),
+  };
 }
 
 /**

@@ -352,7 +352,7 @@ test('results are gone the moment they expire: results, downloads and the v1 res
   t.is(status.body.resultUrl, '', 'no resultUrl once expired');
   t.is((await client.send('GET', `/v1/job/result/${v1Job}`)).status, 422);
   // the janitor then reclaims the space; the answers stay the same
-  t.true((await svc.services.jobs.expire()) >= 2);
+  t.true((await svc.services.results.expire()) >= 2);
   t.is((await fetch(url, { headers: { 'X-Api-Key': key } })).status, 410);
 });
 

@@ -91,7 +91,7 @@ test('newer interface: a photo with GPS, the C2PA AI image and a zip-carrying JP
   t.is((await svc.api('GET', `/api/analyse/result/${r.start.body.job_uid}`, other.key)).status, 404);
 
   // the job's expiry destroys its results and assets: 410 from then on
-  t.is(await svc.services.jobs.expire(Date.now() + 8 * 86_400_000), 1);
+  t.is(await svc.services.results.expire(Date.now() + 8 * 86_400_000), 1);
   t.is((await fetch(holiday.assets[0].download_url, { headers: { 'X-Api-Key': key } })).status, 410);
   t.is((await svc.api('GET', `/api/analyse/result/${r.start.body.job_uid}`, key, undefined, 'onion')).status, 410);
 });

@@ -236,8 +236,8 @@ test('results expire: downloads and the results listing answer 410 and the bytes
   await waitFor(svc, key, uid);
   const f = (await svc.api('GET', `/api/convert/job/${uid}/results`, key)).body.result_files[0];
   t.is((await download(svc, key, f.download_url)).status, 200);
-  t.is(await svc.services.jobs.expire(Date.now() + 9 * 60_000), 0, 'not yet');
-  t.is(await svc.services.jobs.expire(Date.now() + 11 * 60_000), 1);
+  t.is(await svc.services.results.expire(Date.now() + 9 * 60_000), 0, 'not yet');
+  t.is(await svc.services.results.expire(Date.now() + 11 * 60_000), 1);
   t.is((await download(svc, key, f.download_url)).status, 410);
   t.is((await svc.api('GET', `/api/convert/job/${uid}/results`, key)).status, 410);
   t.is(await svc.services.repos.keyRing.get(f.asset_id), undefined);

@@ -63,12 +63,17 @@ function dclint(args: string[]): { status: number | null; files: { messages: { r
   }
 }
 
+/** The services a plain `up` starts: those in no profile. */
+function byDefault(c: Resolved): Record<string, Service> {
+  return Object.fromEntries(Object.entries(c.services).filter(([, s]) => !s.profiles));
+}
+
 const ROUTERS = { tor: { dir: 'deploy/tor', script: 'deploy/tor/run.sh', pkg: 'tor' }, i2pd: { dir: 'deploy/i2p', script: 'deploy/i2p/run.sh', pkg: 'i2pd' } } as const;
 
 test('docker-compose 1.29 validates the file; one published port, on the service, on loopback; tor and i2pd in its namespace', (t) => {
   const c = composeConfig('');
-  t.deepEqual(Object.keys(c.services).sort(), ['i2pd', 'obscura', 'tor']);
-  const published = Object.entries(c.services).flatMap(([name, s]) => ports(s).map((p) => ({ name, ...p })));
+  t.deepEqual(Object.keys(byDefault(c)).sort(), ['i2pd', 'obscura', 'tor']);
+  const published = Object.entries(byDefault(c)).flatMap(([name, s]) => ports(s).map((p) => ({ name, ...p })));
   t.deepEqual(published, [{ name: 'obscura', host_ip: '127.0.0.1', published: '8080', target: '8080' }], 'only the clearnet port, bound to loopback');
   for (const name of ['tor', 'i2pd'] as const) {
     const s = c.services[name];
@@ -131,7 +136,16 @@ test('tor and i2pd: built from small Dockerfiles, started by the shipped run.sh,
 
 test('every container: read-only root, no capabilities, no new privileges, tmpfs scratch, no core dumps; the master key is a secret', (t) => {
   const c = composeConfig('');
-  for (const [name, s] of Object.entries(c.services)) {
+  // the engines of the scale profile run their own images' entrypoints (PostgreSQL's drops from
+  // root to its user; Swift's writes its config at start): no new privileges and no core dumps
+  // only, and nothing of theirs is published
+  const engines = ['postgres', 's3'];
+  for (const name of engines) {
+    t.true(c.services[name].security_opt?.includes('no-new-privileges:true'), `${name}: no-new-privileges`);
+    t.deepEqual(c.services[name].ulimits?.core, 0, `${name}: no core dumps`);
+    t.deepEqual(ports(c.services[name]), [], `${name}: reached on the compose network only`);
+  }
+  for (const [name, s] of Object.entries(c.services).filter(([n]) => !engines.includes(n))) {
     t.is(s.read_only, true, `${name}: read-only root`);
     t.deepEqual(s.cap_drop, ['ALL'], `${name}: cap_drop ALL`);
     t.deepEqual(s.cap_add, undefined, `${name}: no capability added back`);
@@ -149,6 +163,34 @@ test('every container: read-only root, no capabilities, no new privileges, tmpfs
   t.deepEqual(svc.healthcheck.test, ['CMD', '.tools/node/bin/node', 'deploy/healthcheck.ts']);
   t.regex(readFileSync('Dockerfile', 'utf8'), /^HEALTHCHECK .*CMD \["\.tools\/node\/bin\/node", "deploy\/healthcheck\.ts"\]$/m, 'the image carries the same healthcheck');
   t.regex(readFileSync('Dockerfile', 'utf8'), /^USER obscura$/m, 'the service does not run as root');
+});
+
+test('the scale profile: two instances on one PostgreSQL and one S3 store, started only with --profile scale', (t) => {
+  const c = composeConfig('OBSCURA_PG_PASSWORD=pg-secret\nOBSCURA_S3_ACCESS_KEY=obscura:app\nOBSCURA_S3_SECRET_KEY=s3-secret\n');
+  for (const name of ['app', 'postgres', 's3']) t.deepEqual(c.services[name].profiles, ['scale'], `${name} is in the scale profile only`);
+  const app = c.services.app;
+  t.is(app.scale, 2, 'two replicas');
+  t.deepEqual(app.depends_on, { postgres: { condition: 'service_healthy' }, s3: { condition: 'service_healthy' } });
+  t.deepEqual(app.secrets, [{ source: 'obscura_master_key' }], 'every replica gets the same master key');
+  t.deepEqual(ports(app).map((p) => p.host_ip), ['127.0.0.1'], 'published on loopback only, for the balancer');
+  // the service's own config loader accepts what compose gives the replicas
+  const config = loadConfig(Object.fromEntries(Object.entries(app.environment).filter(([, v]) => v !== null)) as Record<string, string>);
+  t.is(new URL(config.databaseUrl!).host, 'postgres:5432');
+  t.is(new URL(config.databaseUrl!).password, 'pg-secret');
+  t.regex(config.blobUrl!, /^s3:\/\/obscura\?endpoint=http:\/\/s3:9000&/);
+  t.is(app.environment.AWS_ACCESS_KEY_ID, 'obscura:app');
+  t.is(c.services.s3.environment.S3_ACCESS_KEY, 'obscura:app', 'the store and the replicas share one key');
+  t.is(c.services.postgres.environment.POSTGRES_PASSWORD, 'pg-secret');
+  // the store is the shipped deploy/s3, the one the scale-out tests start
+  const s3 = c.services.s3;
+  const file = readFileSync(s3.build.dockerfile, 'utf8');
+  t.regex(file, /^COPY deploy\/s3 \/opt\/obscura\/deploy\/s3$/m);
+  t.deepEqual(s3.command, ['/opt/obscura/deploy/s3/run.sh', '/srv/obscura-s3']);
+  accessSync('deploy/s3/run.sh', constants.X_OK);
+  for (const [name, target] of [['postgres', '/var/lib/postgresql/data'], ['s3', '/srv/obscura-s3']] as const) {
+    const m = mounts(c.services[name]).find((v) => v.target === target);
+    t.regex(c.volumes[m!.source].name, /^obscura-/, `${name} keeps its data on a named volume`);
+  }
 });
 
 test('dclint: no error and no warning; the committed config turns off only the rule docker-compose 1.29 cannot follow', (t) => {

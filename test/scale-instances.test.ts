@@ -2,7 +2,7 @@
 // a load balancer: each is the real service (`node src/main.ts`) in its own process, with its own
 // data folder (scratch only), the same master key, and nothing else in common but the two engines.
 import test from 'ava';
-import { type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -218,4 +218,85 @@ test.serial('v1 upload and a hide/reveal round trip across instances; an expired
   t.true(await present(ids[0]));
   await until('the expired upload leaves the object store', 60_000, async () => ((await present(ids[0])) ? undefined : true), 1000);
   t.is((await db.query('SELECT state FROM uploads WHERE id = $1', [ids[0]])).rows[0].state, 'expired');
+});
+
+test.serial('an instance with another master key, or credentials the store refuses, stops at start with one clear line and writes nothing', async (t) => {
+  t.timeout(60_000);
+  const e = await engines();
+  const first = await instance(e); // takes the database with MASTER_KEY
+  t.teardown(() => first.stop());
+  const start = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['src/main.ts'], {
+        env: {
+          ...process.env,
+          OBSCURA_DATA_DIR: tempDir(),
+          OBSCURA_CLEARNET_LISTEN: '127.0.0.1:0',
+          OBSCURA_ONION_LISTEN: 'off',
+          OBSCURA_I2P_LISTEN: 'off',
+          OBSCURA_DATABASE_URL: e.db,
+          OBSCURA_BLOB_URL: swift.url(e.bucket),
+          AWS_ACCESS_KEY_ID: swift.credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: swift.credentials.secretAccessKey,
+          OBSCURA_MASTER_KEY: MASTER_KEY,
+          ...env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (c) => (stderr += c));
+      child.on('exit', (code) => resolve({ code, stderr }));
+    });
+  const otherKey = await start({ OBSCURA_MASTER_KEY: randomBytes(32).toString('base64url') });
+  t.not(otherKey.code, 0);
+  t.regex(otherKey.stderr, /the master key differs from the one this database was first used with/);
+  const refused = await start({ AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
+  t.not(refused.code, 0);
+  t.regex(refused.stderr, /the blob store's bucket cannot be reached \(HTTP 403\)/);
+  t.false(refused.stderr.includes('not-the-secret'), 'the secret is never printed');
+  t.false(refused.stderr.includes(swift.credentials.secretAccessKey));
+});
+
+test.serial('moving off the embedded default: engine copy-accounts carries accounts, passwords and keys to PostgreSQL, and every key keeps working', async (t) => {
+  t.timeout(90_000);
+  const e = await engines();
+  const dataDir = tempDir();
+  const { loadConfig } = await import('../src/config.ts');
+  const { createServices } = await import('../src/services.ts');
+  const embedded = await createServices(loadConfig({ OBSCURA_DATA_DIR: dataDir, OBSCURA_MASTER_KEY: MASTER_KEY, OBSCURA_LOG_LEVEL: 'silent' }));
+  const people = ['one@example.org', 'two@example.org'];
+  const keys: string[] = [];
+  for (const email of people) {
+    await embedded.accounts.create(email, { verified: true });
+    keys.push((await embedded.apiKeys.issue(email)).key);
+  }
+  await embedded.selfService.setPassword(await embedded.accounts.get(people[0]), 'a password that moves');
+  await embedded.close();
+  const cli = (args: string[]) =>
+    spawnSync(process.execPath, ['src/cli.ts', ...args], { env: { ...process.env, OBSCURA_DATA_DIR: dataDir, OBSCURA_MASTER_KEY: MASTER_KEY, OBSCURA_TARGET_DATABASE_URL: e.db }, encoding: 'utf8' });
+  const first = cli(['engine', 'copy-accounts']);
+  t.is(first.status, 0, first.stderr);
+  t.regex(first.stdout, /copied 2 accounts and 2 keys; 0 already there/);
+  t.regex(cli(['engine', 'copy-accounts']).stdout, /copied 0 accounts and 0 keys; 2 already there/, 'a second run changes nothing');
+  const app = await instance(e);
+  t.teardown(() => app.stop());
+  for (const [i, key] of keys.entries()) t.like((await call(app.url, key, 'GET', '/api/account')).body, { email: people[i], verified: true });
+  const page = await fetch(`${app.url}/sign-in`);
+  const cookie = page.headers.get('set-cookie')!.split(';')[0];
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1];
+  const signIn = await fetch(`${app.url}/sign-in`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, method: 'password', email: people[0], password: 'a password that moves' }) });
+  t.is(signIn.status, 303, 'the web password moved too');
+});
+
+test.serial('an account’s limits hold across instances: requests a minute are counted once for all', async (t) => {
+  t.timeout(60_000);
+  const e = await engines();
+  const key = await keyOn(e.db);
+  const [a, b] = await Promise.all([instance(e, { OBSCURA_RATE_REQUESTS_PER_MINUTE: '6' }), instance(e, { OBSCURA_RATE_REQUESTS_PER_MINUTE: '6' })]);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i++) statuses.push((await call(i % 2 ? a.url : b.url, key, 'GET', '/api/account')).status);
+  t.deepEqual(statuses, [200, 200, 200, 200, 200, 200, 429, 429], 'six in the minute, across both instances');
+  const refused = await call(a.url, key, 'GET', '/api/account');
+  t.regex(refused.headers.get('retry-after')!, /^\d+$/);
 });

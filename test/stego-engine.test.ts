@@ -12,9 +12,12 @@ import { payload } from './helpers/payload.ts';
 import { loadConfig } from '../src/config.ts';
 import { decodePixels, decodeTopRows } from '../src/media/decode.ts';
 import { probe } from '../src/media/probe.ts';
-import { keysPort, receiveKeys } from '../src/media/stego/key-handoff.ts';
+import { handOverKeys, keysFrom } from '../src/media/stego/key-handoff.ts';
+import { passphraseKeys, type PassphraseKeys } from '../src/media/stego/keys.ts';
+import { engines } from '../src/queue/engines.ts';
 import { hideInImage, revealFromImage } from '../src/media/stego/image.ts';
 import { IMAGE_DOMAIN } from '../src/media/stego/pixels.ts';
+import { VIDEO_DOMAIN } from '../src/media/stego/video.ts';
 import { PngEncoder } from '../src/media/stego/png.ts';
 import { HEADER_REGION, Strata, headerPositions } from '../src/media/stego/positions.ts';
 import { embed, extract, sealingKeys } from '../src/media/stego/stream.ts';
@@ -208,16 +211,87 @@ test('reveal finds the header from the first rows or, when they fall short, from
   }
 });
 
-test('keys handed to a worker arrive whole; keys that failed, or a port closed early, fail the hide rather than hang it', async (t) => {
-  const keys = await sealingKeys(PASS, IMAGE_DOMAIN);
-  const got = await receiveKeys(keysPort(Promise.resolve(keys)));
-  t.true(Buffer.isBuffer(got.salt));
-  t.true(got.salt.equals(keys.salt) && got.keys.payload.equals(keys.keys.payload) && got.keys.locator.equals(keys.keys.locator));
-  await t.throwsAsync(receiveKeys(keysPort(Promise.reject(new Error('no')))), { message: /could not be turned into keys/ });
-  const port = keysPort(new Promise(() => {}));
-  const pending = receiveKeys(port);
-  port.close();
-  await t.throwsAsync(pending, { message: /could not be turned into keys/ });
+test('keys handed to a worker arrive whole, for a hide and for a reveal; keys that failed, or a port closed early, fail the task rather than hang it', async (t) => {
+  // whole: a hide's fresh keys, and a reveal's locator and keys for a salt, as the runner made them
+  const local = passphraseKeys(PASS, { hide: IMAGE_DOMAIN });
+  const mine = await local.sealing();
+  const seen: unknown[] = [];
+  await handOverKeys(local, async (port) => {
+    port.on('message', (m) => seen.push(m));
+    const remote = keysFrom(port);
+    const got = await remote.sealing();
+    t.true(Buffer.isBuffer(got.salt) && Buffer.isBuffer(got.keys.payload));
+    t.true(got.salt.equals(mine.salt) && got.keys.payload.equals(mine.keys.payload) && got.keys.header.equals(mine.keys.header) && got.keys.locator.equals(mine.keys.locator));
+    const locator = await remote.locator(IMAGE_DOMAIN);
+    t.true(Buffer.isBuffer(locator) && locator.equals(mine.keys.locator));
+    const opened = await remote.open(mine.salt, IMAGE_DOMAIN);
+    t.true(Buffer.isBuffer(opened.header) && opened.header.equals(mine.keys.header) && opened.payload.equals(mine.keys.payload));
+    remote.close();
+  });
+  t.false(JSON.stringify(seen, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v)).includes(PASS), 'the passphrase never crosses');
+
+  // failed: every ask rejects, for a hide and a reveal alike
+  const failing: PassphraseKeys = { sealing: () => Promise.reject(new Error(PASS)), locator: () => Promise.reject(new Error(PASS)), open: () => Promise.reject(new Error(PASS)) };
+  await handOverKeys(failing, async (port) => {
+    const remote = keysFrom(port);
+    await t.throwsAsync(remote.sealing(), { message: /could not be turned into keys/ });
+    await t.throwsAsync(remote.locator(IMAGE_DOMAIN), { message: /could not be turned into keys/ });
+    await t.throwsAsync(remote.open(mine.salt, IMAGE_DOMAIN), { message: /could not be turned into keys/ });
+    remote.close();
+  });
+
+  // closed early: by the worker's end, or by the runner's (the task ended), asks pending or made after
+  const never: PassphraseKeys = { sealing: () => new Promise(() => {}), locator: () => new Promise(() => {}), open: () => new Promise(() => {}) };
+  await handOverKeys(never, async (port) => {
+    const remote = keysFrom(port);
+    const pending = [remote.sealing(), remote.locator(VIDEO_DOMAIN), remote.open(mine.salt, VIDEO_DOMAIN)];
+    port.close();
+    for (const p of pending) await t.throwsAsync(p, { message: /could not be turned into keys/ });
+    await t.throwsAsync(remote.open(mine.salt, IMAGE_DOMAIN), { message: /could not be turned into keys/ });
+  });
+  let late: ReturnType<typeof keysFrom> | undefined;
+  let asked: Promise<unknown>[] = [];
+  await handOverKeys(never, async (port) => {
+    late = keysFrom(port);
+    asked = [late.sealing(), late.open(mine.salt, IMAGE_DOMAIN)];
+    asked.forEach((p) => p.catch(() => {}));
+  });
+  for (const p of asked) await t.throwsAsync(p, { message: /could not be turned into keys/ });
+  await t.throwsAsync(late!.locator(IMAGE_DOMAIN), { message: /could not be turned into keys/ });
+});
+
+test('the hide and reveal engines get their keys the one way, and a failed handover fails them rather than hang them', async (t) => {
+  const dir = tempDir(t);
+  const cover = path.join(dir, 'cover.png');
+  writeFileSync(cover, await sharp(PHOTO).resize(800, 600, { fit: 'fill' }).png().toBuffer());
+  const { mkdirSync, readFileSync } = await import('node:fs');
+  const out = (name: string) => {
+    const d = path.join(dir, name);
+    mkdirSync(d);
+    return d;
+  };
+  const ctx = { signal: new AbortController().signal, onProgress: () => {}, onSpawn: () => {}, onReap: () => {} };
+  const secret = payload(5000);
+  writeFileSync(path.join(dir, 'secret'), secret);
+  const secrets = [{ path: path.join(dir, 'secret'), name: 's.bin' }];
+  const h = await handOverKeys(passphraseKeys(PASS, { hide: IMAGE_DOMAIN }), (keys) => engines.hide({ cover, secrets, keys, outDir: out('hide'), format: 'png', limits }, ctx));
+  const back = await handOverKeys(passphraseKeys(PASS), (keys) => engines.reveal({ file: h.path, keys, outDir: out('reveal'), limits }, ctx));
+  t.is(back.length, 1);
+  t.is(back[0].name, 's.bin');
+  t.true(readFileSync(back[0].path).equals(secret));
+  await t.throwsAsync(
+    handOverKeys(passphraseKeys('another passphrase'), (keys) => engines.reveal({ file: h.path, keys, outDir: out('wrong'), limits }, ctx)),
+    { message: /No hidden content/ },
+  );
+
+  // keys that failed, or a port closed before they came: the task fails, on both sides
+  const failing: PassphraseKeys = { sealing: () => Promise.reject(new Error('no')), locator: () => Promise.reject(new Error('no')), open: () => Promise.reject(new Error('no')) };
+  await t.throwsAsync(handOverKeys(failing, (keys) => engines.hide({ cover, secrets, keys, outDir: out('hide-failed'), format: 'png', limits }, ctx)), { message: /could not be turned into keys/ });
+  await t.throwsAsync(handOverKeys(failing, (keys) => engines.reveal({ file: h.path, keys, outDir: out('reveal-failed'), limits }, ctx)), { message: /No hidden content/ });
+  const never: PassphraseKeys = { sealing: () => new Promise(() => {}), locator: () => new Promise(() => {}), open: () => new Promise(() => {}) };
+  const closing = (keys: import('node:worker_threads').MessagePort) => setTimeout(() => keys.close(), 50);
+  await t.throwsAsync(handOverKeys(never, (keys) => (closing(keys), engines.hide({ cover, secrets, keys, outDir: out('hide-closed'), format: 'png', limits }, ctx))), { message: /could not be turned into keys/ });
+  await t.throwsAsync(handOverKeys(never, (keys) => (closing(keys), engines.reveal({ file: h.path, keys, outDir: out('reveal-closed'), limits }, ctx))), { message: /No hidden content/ });
 });
 
 test('an embedding that follows a decode reads and writes only samples already decoded', async (t) => {

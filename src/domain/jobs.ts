@@ -89,7 +89,7 @@ export interface Runner {
   run(ctx: JobContext): Promise<RunOutcome>;
 }
 
-interface Sealed {
+export interface Sealed {
   options: Record<string, unknown>;
   /** The uploads validated at start: the job reads exactly these (absent on older jobs). */
   inputs?: string[];
@@ -105,7 +105,7 @@ export interface AssetPrivate {
 const EXPIRY = /^(\d{1,4})(m|h|d)$/;
 const EXPIRY_UNIT: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MAX_ATTEMPTS = 3;
-const TERMINAL: readonly JobState[] = ['completed', 'partial', 'failed'];
+export const TERMINAL: readonly JobState[] = ['completed', 'partial', 'failed'];
 
 export class Jobs {
   readonly #rows: JobRepository;
@@ -205,7 +205,7 @@ export class Jobs {
     const active = await this.#rows.activeForSession(session.id);
     if (active) throw jobInProgress(active);
     const files = await this.#uploads.listFiles(session);
-    if (files.some((f) => f.status !== 'completed')) {
+    if (files.some((f) => !f.complete)) {
       throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
     }
     const inputs = await this.#inputs(session);
@@ -284,93 +284,6 @@ export class Jobs {
     return (await this.#rows.byId(job.id)) ?? job;
   }
 
-  view(job: JobRow): Record<string, unknown> {
-    const terminal = TERMINAL.includes(job.state);
-    return {
-      job_uid: job.id,
-      job_type: job.product,
-      status: job.state,
-      progress: job.progress,
-      progress_message: job.progressMessage,
-      error: job.error,
-      ...(terminal ? {} : { retry_after: job.state === 'queued' ? 2 : 1 }),
-      created_at: iso(job.createdAt),
-      started_at: iso(job.startedAt),
-      finished_at: iso(job.finishedAt),
-      expires_at: iso(job.expiresAt),
-    };
-  }
-
-  /** The finished job's report and assets; 409 while it runs, 410 once its results expired. */
-  async results(job: JobRow): Promise<{ report: Record<string, unknown>; assets: (AssetRow & AssetPrivate)[] }> {
-    if (!TERMINAL.includes(job.state)) {
-      throw new AppError('conflict', 'job_not_finished', 'The job has not finished yet; poll it until it does.', { retry_after: 2 });
-    }
-    if (this.expired(job)) throw new AppError('gone', 'results_expired', 'These results have expired and were destroyed.');
-    const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
-    return {
-      report: sealed.report ?? {},
-      assets: (await this.#assets.forJob(job.id)).map((a) => ({ ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) })),
-    };
-  }
-
-  /** An asset for download, for its owner: 404 unknown, 410 expired. */
-  async asset(account: Account, assetId: string, product: Product): Promise<{ asset: AssetRow & AssetPrivate; read(range?: { start?: number; end?: number }): Readable }> {
-    const a = typeof assetId === 'string' && assetId.length < 80 ? await this.#assets.byId(assetId) : undefined;
-    const job = a && (await this.#rows.byId(a.jobId));
-    if (!a || !job || a.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'asset_not_found', 'No such file.');
-    if (a.state !== 'available' || this.expired(job)) throw new AppError('gone', 'results_expired', 'This file has expired and was destroyed.');
-    return {
-      asset: { ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) },
-      read: (range) => this.#blobs.read(a.id, range),
-    };
-  }
-
-  /**
-   * Whether the job's results are past their expiry: checked on every read, so they are gone
-   * the moment `expires_at` passes; the janitor (expire()) only reclaims the space later.
-   */
-  expired(job: JobRow, now = Date.now()): boolean {
-    return job.resultsState === 'expired' || (job.expiresAt !== null && job.expiresAt <= now);
-  }
-
-  /** Destroys the results of every job whose expiry has passed. Returns how many jobs. */
-  async expire(now = Date.now()): Promise<number> {
-    let n = 0;
-    for (;;) {
-      const batch = await this.#rows.resultsExpiredBefore(now, 50);
-      if (!batch.length) return n;
-      for (const job of batch) {
-        for (const a of await this.#assets.forJob(job.id)) {
-          await this.#blobs.delete(a.id);
-          await this.#assets.setState(a.id, 'expired');
-        }
-        await this.#rows.update(job.id, { resultsState: 'expired' });
-      }
-      n += batch.length;
-    }
-  }
-
-  /**
-   * Destroys what the jobs of a deleted session left: result bytes and keys, and the sealed
-   * report (names, verdicts). Their results answer 410 from now on. Returns how many jobs.
-   */
-  async destroyResultsOf(session: SessionRow): Promise<number> {
-    const now = Date.now();
-    const done = (await this.#rows.forSession(session.id)).filter((j) => TERMINAL.includes(j.state));
-    for (const job of done) {
-      for (const a of await this.#assets.forJob(job.id)) {
-        await this.#blobs.delete(a.id);
-        await this.#assets.setState(a.id, 'expired');
-      }
-      await this.#rows.update(job.id, {
-        resultsState: 'expired',
-        expiresAt: Math.min(job.expiresAt ?? now, now),
-        sealed: this.#sealer.seal(`job:${job.id}`, { options: {} } satisfies Sealed),
-      });
-    }
-    return done.length;
-  }
 
   get activeJobs(): number {
     return this.#running.size;
@@ -561,4 +474,3 @@ function jobInProgress(active: JobRow | undefined): AppError {
   return new AppError('conflict', 'job_in_progress', 'A job is already queued or running on this session; poll it until it finishes.', active && { job_uid: active.id });
 }
 
-const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());

@@ -17,6 +17,8 @@ export interface AccountRepository {
   insert(account: Account): Promise<void>;
   byEmail(email: string): Promise<Account | undefined>;
   byId(id: string): Promise<Account | undefined>;
+  /** Accounts by id, after `after` (exclusive), at most `limit`: a walk over all of them (moving to another engine). */
+  list(after: string, limit: number): Promise<Account[]>;
   update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void>;
   /** The argon2id hash (PHC string) of the account's web password; undefined when it has none. */
   passwordHash(id: string): Promise<string | undefined>;
@@ -329,3 +331,20 @@ export interface JobEvents {
   /** Calls `fn` on each change of the job until the returned function is called. */
   subscribe(jobId: string, fn: () => void): Promise<() => void>;
 }
+
+// ---- rate limits ----------------------------------------------------------------
+
+/**
+ * Fixed-window counters every instance shares (an account's requests a minute, job starts and
+ * uploaded bytes an hour): with many instances a limit holds for the account, not per instance.
+ * A window starts at a key's first use. The embedded engine keeps them in memory.
+ */
+export interface RateCounters {
+  /** Counts `n` against the key if the window has room for it under `limit`; else counts nothing and gives the ms until the window ends. */
+  take(key: string, n: number, limit: number, windowMs: number, now: number): Promise<number | undefined>;
+  /** Counts `n` (negative: gives back) whatever the limit, for amounts known only afterwards. */
+  add(key: string, n: number, windowMs: number, now: number): Promise<void>;
+  /** What the key used in its current window, and the ms until it ends (0, 0 when it has none). */
+  used(key: string, windowMs: number, now: number): Promise<{ used: number; msLeft: number }>;
+}
+

@@ -1,9 +1,11 @@
-// How much one client may ask of the service, in memory only: per account (requests a minute,
-// job starts and uploaded bytes an hour, uploads at once), per anonymous visitor (a Tor circuit
-// or an I2P destination, by an opaque tag), and one brake for the whole service on wrong keys.
-// Nothing here is stored or logged; a restart forgets it all.
+// How much one client may ask of the service: per account (requests a minute, job starts and
+// uploaded bytes an hour, counted on the engine's shared counters so that the limits hold across
+// instances; uploads at once, per instance), per anonymous visitor (a Tor circuit or an I2P
+// destination, by an opaque tag, in memory: each instance has its own routers), and one brake
+// on wrong keys. Counter keys are account ids, never addresses; nothing here is logged.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { AbuseLimits } from '../config.ts';
+import type { RateCounters } from './ports.ts';
 import { WindowCounter } from './window-counter.ts';
 
 export interface Refusal {
@@ -25,9 +27,7 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export class RateLimits {
   readonly settings: AbuseLimits;
-  readonly #requests: WindowCounter;
-  readonly #jobs: WindowCounter;
-  readonly #bytes: WindowCounter;
+  readonly #counters: RateCounters;
   readonly #visitors: WindowCounter;
   readonly #badKeys: WindowCounter;
   readonly #now: () => number;
@@ -36,12 +36,10 @@ export class RateLimits {
   readonly #uploading = new Map<string, number>();
   #brakeUntil = 0;
 
-  constructor(settings: AbuseLimits, now: () => number = Date.now) {
+  constructor(settings: AbuseLimits, counters: RateCounters, now: () => number = Date.now) {
     this.settings = settings;
     this.#now = now;
-    this.#requests = new WindowCounter({ limit: settings.requestsPerMinute, windowMs: MINUTE, now });
-    this.#jobs = new WindowCounter({ limit: settings.jobsPerHour, windowMs: HOUR, now });
-    this.#bytes = new WindowCounter({ limit: settings.uploadBytesPerHour, windowMs: HOUR, now });
+    this.#counters = counters;
     this.#visitors = new WindowCounter({ limit: settings.visitorPerMinute, windowMs: MINUTE, now });
     this.#badKeys = new WindowCounter({ limit: settings.badKeys.limit, windowMs: settings.badKeys.windowMs, maxKeys: 1, now });
   }
@@ -91,26 +89,26 @@ export class RateLimits {
   }
 
   /** One authenticated request. */
-  request(accountId: string): Refusal | undefined {
-    const wait = this.#requests.take(accountId);
+  async request(accountId: string): Promise<Refusal | undefined> {
+    const wait = await this.#counters.take(`requests:${accountId}`, 1, this.settings.requestsPerMinute, MINUTE, this.#now());
     return wait === undefined ? undefined : this.#refuse(wait, `This account made more than ${this.settings.requestsPerMinute} requests in a minute`);
   }
 
   /** A job start; give it back with refundJob() if the start was refused. */
-  startJob(accountId: string): Refusal | undefined {
-    const wait = this.#jobs.take(accountId);
+  async startJob(accountId: string): Promise<Refusal | undefined> {
+    const wait = await this.#counters.take(`jobs:${accountId}`, 1, this.settings.jobsPerHour, HOUR, this.#now());
     return wait === undefined ? undefined : this.#refuse(wait, `This account started ${this.settings.jobsPerHour} jobs within the hour, the most it may`);
   }
 
-  refundJob(accountId: string): void {
-    this.#jobs.add(accountId, -1);
+  async refundJob(accountId: string): Promise<void> {
+    await this.#counters.add(`jobs:${accountId}`, -1, HOUR, this.#now());
   }
 
   /**
    * An upload request (a body of `declared` bytes, 0 if unknown) begins: one more at once, and
    * the declared bytes against the hour's allowance. endUpload() must follow unless refused.
    */
-  startUpload(accountId: string, declared: number): Refusal | undefined {
+  async startUpload(accountId: string, declared: number): Promise<Refusal | undefined> {
     const busy = this.#uploading.get(accountId) ?? 0;
     if (busy >= this.settings.maxUploadsPerAccount) {
       return {
@@ -119,18 +117,27 @@ export class RateLimits {
       };
     }
     const limit = this.settings.uploadBytesPerHour;
-    const wait = declared > 0 ? this.#bytes.take(accountId, declared) : this.#bytes.used(accountId) >= limit ? this.#bytes.msLeft(accountId) : undefined;
+    const key = `bytes:${accountId}`;
+    const now = this.#now();
+    let wait: number | undefined;
+    if (declared > 0) wait = await this.#counters.take(key, declared, limit, HOUR, now);
+    else {
+      const u = await this.#counters.used(key, HOUR, now);
+      wait = u.used >= limit ? u.msLeft : undefined;
+    }
     if (wait !== undefined) {
-      const left = Math.max(0, limit - this.#bytes.used(accountId));
+      const left = Math.max(0, limit - (await this.#counters.used(key, HOUR, now)).used);
       return this.#refuse(wait, `This account may upload ${limit} bytes an hour; ${left} are left in this hour and this request carries ${declared || 'more'}`);
     }
-    this.#uploading.set(accountId, busy + 1);
+    // counted again now: another request of the account may have started while this one waited
+    const now_busy = this.#uploading.get(accountId) ?? 0;
+    this.#uploading.set(accountId, now_busy + 1);
     return undefined;
   }
 
   /** The upload request ended, with `received` body bytes (what arrived, not what was declared). */
-  endUpload(accountId: string, declared: number, received: number): void {
-    this.#bytes.add(accountId, received - declared);
+  async endUpload(accountId: string, declared: number, received: number): Promise<void> {
+    await this.#counters.add(`bytes:${accountId}`, received - declared, HOUR, this.#now()).catch(() => {});
     const busy = (this.#uploading.get(accountId) ?? 1) - 1;
     if (busy > 0) this.#uploading.set(accountId, busy);
     else this.#uploading.delete(accountId);

@@ -2,7 +2,7 @@
 // session would have expired. Refused while a job is queued or running on it (that job reads
 // the files), so nothing is pulled from under a running job.
 import type { Account, SessionType } from './ports.ts';
-import type { Jobs } from './jobs.ts';
+import type { JobResults } from './job-results.ts';
 import type { Sessions } from './sessions.ts';
 import type { Uploads } from './uploads.ts';
 
@@ -15,7 +15,7 @@ export interface SessionDeleted {
 }
 
 export async function deleteSession(
-  d: { sessions: Sessions; uploads: Uploads; jobs: Jobs },
+  d: { sessions: Sessions; uploads: Uploads; results: JobResults },
   account: Account,
   uploadUid: string,
   types?: readonly SessionType[],
@@ -25,6 +25,6 @@ export async function deleteSession(
   // Ended first, in the same tick as the check: no upload or job start gets in after it.
   await d.sessions.end(session);
   const files = await d.uploads.destroyIn(session);
-  const jobs = await d.jobs.destroyResultsOf(session);
+  const jobs = await d.results.destroyOf(session);
   return { upload_uid: session.id, type: session.type, deleted: true, files_destroyed: files, jobs_destroyed: jobs };
 }

@@ -81,16 +81,4 @@ export class Sessions {
   byIdUnchecked(id: string): Promise<SessionRow | undefined> {
     return this.#repo.byId(id);
   }
-
-  describe(row: SessionRow): Record<string, unknown> {
-    return {
-      upload_uid: row.id,
-      type: row.type,
-      max_upload_bytes: this.limits.directUploadMax,
-      max_file_bytes: this.limits.fileMax,
-      max_files: this.limits.sessionMaxFiles,
-      created_at: new Date(row.createdAt).toISOString(),
-      expires_at: new Date(row.expiresAt).toISOString(),
-    };
-  }
 }

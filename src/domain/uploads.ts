@@ -1,5 +1,6 @@
-// Uploads: every way bytes come in (v1 media-url chunks, direct upload, TUS) lands here,
-// in one encrypted blob store whose per-object lock serialises all writes to an upload.
+// Uploads, the core: every way bytes come in (v1 media-url chunks in uploads-v1.ts, a direct
+// upload or a web form's file in uploads-direct.ts, TUS in uploads-tus.ts) lands here, in one
+// encrypted blob store whose per-object lock serialises all writes to an upload.
 // The offset of an upload is always the authenticated size of its stored bytes, so it can
 // never claim bytes that are not durably on disk.
 import { createHmac } from 'node:crypto';
@@ -37,12 +38,13 @@ export interface UploadPrivate {
   metadata?: Record<string, string | null>;
 }
 
-export interface FileView {
-  storage_uid: string;
+/** A file of a session as its owner may see it: the name made safe, never the row's sealed rest. */
+export interface StoredFile {
+  id: string;
   name: string;
   step: number;
   size: number;
-  status: 'completed' | 'uploading';
+  complete: boolean;
 }
 
 const STORAGE_UID = /^[A-Za-z0-9_-]{8,64}$/;
@@ -66,84 +68,7 @@ export class Uploads {
     this.limits = opts.limits;
   }
 
-  // ---- v1 media-urls -------------------------------------------------------
-
-  createMediaUrl(account: Account, input: { name: unknown; size: unknown }): Promise<{ key: string; expiresAt: number }> {
-    const name = cleanName(input.name);
-    const size = input.size;
-    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
-      throw new AppError('invalid', 'invalid_size', 'size must be a whole number of bytes, at least 1.');
-    }
-    if (size > this.limits.fileMax) {
-      throw new AppError('too_large', 'file_too_large', `size ${size} is over the limit of ${this.limits.fileMax} bytes.`);
-    }
-    return this.#begin(account, { via: 'v1', session: null, step: 1, size, lifeMs: this.limits.mediaUrlLifeMs, secret: { name } }).then((row) => ({
-      key: row.id,
-      expiresAt: row.expiresAt,
-    }));
-  }
-
-  /** Where a v1 upload stands. Unknown, deleted and expired media-urls are errors. */
-  async mediaUrlStatus(account: Account, key: string): Promise<{ offset: number; size: number; expiresAt: number; complete: boolean }> {
-    const row = await this.#live(account, key, 'v1');
-    const offset = await this.#blobs.size(row.id);
-    return { offset, size: row.size, expiresAt: row.expiresAt, complete: row.state === 'completed' };
-  }
-
-  /** One v1 chunk, all or nothing: a wrong offset, an oversized or overlong chunk writes nothing. */
-  async appendChunk(account: Account, key: string, offset: number, chunk: Buffer): Promise<{ offset: number; complete: boolean; expiresAt: number }> {
-    const row = await this.#live(account, key, 'v1');
-    // Checked against the size seen now; the append re-checks the offset under the
-    // object's lock, so a racing chunk cannot slip in between.
-    const current = await this.#blobs.size(row.id);
-    const fail = (code: string, message: string, at = current) =>
-      new AppError('invalid', code, `${message} The upload is at offset ${at}.`, { upload_offset: at });
-    if (row.state === 'completed' || current === row.size) throw fail('upload_complete', 'This upload is already complete.');
-    if (offset !== current) throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`);
-    if (chunk.length === 0) throw fail('empty_chunk', 'The file part is empty.');
-    if (chunk.length > this.limits.chunkMax) throw fail('chunk_too_large', `The chunk of ${chunk.length} bytes is over the limit of ${this.limits.chunkMax} bytes.`);
-    if (offset + chunk.length > row.size) {
-      throw fail('chunk_past_end', `The chunk would end at ${offset + chunk.length}, past the declared size of ${row.size} bytes.`);
-    }
-    try {
-      const next = await this.#append(row, [chunk], { expectOffset: offset, exactBytes: chunk.length });
-      return { offset: next, complete: next === row.size, expiresAt: row.expiresAt };
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'offset_mismatch') throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`, err.details?.upload_offset as number);
-      throw err;
-    }
-  }
-
-  /** DELETE of a media-url: 404 unknown, 410 deleted or expired. */
-  async deleteMediaUrl(account: Account, key: string): Promise<void> {
-    const row = await this.#owned(account, key, 'v1');
-    if (row.state === 'deleted' || row.state === 'expired') throw gone(row);
-    if (row.expiresAt <= Date.now()) {
-      await this.#end(row, 'expired');
-      throw gone({ ...row, state: 'expired' });
-    }
-    await this.#assertIdle(row);
-    await this.#end(row, 'deleted');
-  }
-
-  /**
-   * A completed media-url as the input of a v1 job: the job engine works on sessions, so the
-   * upload joins one as its step-1 file the first time (later jobs reuse that session).
-   */
-  async mediaUrlSession(account: Account, key: string, type: 'analyse'): Promise<SessionRow> {
-    const row = await this.#live(account, key, 'v1');
-    if (row.state !== 'completed') {
-      const at = await this.#blobs.size(row.id);
-      throw new AppError('invalid', 'upload_incomplete', `The upload of this media-url is not complete: ${at} of ${row.size} bytes arrived. Finish it before starting a job.`, { upload_offset: at });
-    }
-    const existing = row.sessionId ? await this.#sessions.byIdUnchecked(row.sessionId) : undefined;
-    if (existing && existing.accountId === account.id && existing.type === type && existing.expiresAt > Date.now()) return existing;
-    const session = await this.#sessions.create(account, type);
-    await this.#rows.attach(row.id, session.id, 1);
-    return session;
-  }
-
-  // ---- newer interface: direct and TUS ------------------------------------
+  // ---- for every way in ------------------------------------------------------
 
   /**
    * Checks that a file may join a session at this step: the session is the caller's and
@@ -172,130 +97,14 @@ export class Uploads {
     return { session, step };
   }
 
-  /** A whole file in one request. Commits only when exactly Content-Length bytes arrived. */
-  async direct(
-    account: Account,
-    input: { uploadUid: unknown; step: unknown; name: unknown; clientUploadId: unknown; contentLength: number },
-    body: ByteSource,
-  ): Promise<FileView> {
-    const clientUploadId = cleanClientId(input.clientUploadId);
-    const { session, step } = await this.admit(account, { uploadUid: input.uploadUid, step: input.step, size: input.contentLength });
-    const name = cleanName(input.name);
-    const clientRef = clientUploadId === undefined ? null : this.#clientRef(session.id, clientUploadId);
-    if (clientRef) {
-      const first = await this.#rows.byClientRef(session.id, clientRef);
-      if (first?.state === 'completed') return this.view(first);
-      if (first?.state === 'uploading') {
-        throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is still in progress.');
-      }
-      if (first) await this.#rows.delete(first.id); // deleted or expired: the id may be used again
-    }
-    const row = await this.#begin(account, {
-      via: 'direct',
-      session,
-      step,
-      size: input.contentLength,
-      lifeMs: session.expiresAt - Date.now(),
-      secret: { name, clientUploadId },
-      clientRef,
-    });
-    try {
-      await this.#append(row, body, { expectOffset: 0, exactBytes: input.contentLength });
-    } catch (err) {
-      await this.#discard(row);
-      if (err instanceof SizeLimitError) {
-        throw new AppError('bad_request', 'length_mismatch', `The body held ${err.kind === 'exact' && err.received > err.limit ? 'more' : 'fewer'} bytes than its Content-Length of ${input.contentLength}; nothing was stored.`);
-      }
-      throw err;
-    }
-    return this.view({ ...row, state: 'completed' });
-  }
-
-  /**
-   * A file of a web form: its length is known only at its end (a multipart part has none), so
-   * it is taken up to `maxBytes` and completed with the length that arrived. Anything over the
-   * cap, or a body cut short, stores nothing.
-   */
-  async streamed(account: Account, input: { uploadUid: string; step: number; name: unknown }, body: ByteSource, maxBytes: number): Promise<FileView> {
-    const cap = Math.min(maxBytes, this.limits.fileMax);
-    const { session, step } = await this.admit(account, { uploadUid: input.uploadUid, step: input.step });
-    const name = cleanName(input.name);
-    const row = await this.#begin(account, { via: 'direct', session, step, size: cap, lifeMs: session.expiresAt - Date.now(), secret: { name }, clientRef: null });
-    let size: number;
-    try {
-      size = await this.#blobs.append(row.id, body, { expectOffset: 0, maxBytes: cap });
-    } catch (err) {
-      await this.#discard(row);
-      if (err instanceof SizeLimitError) throw new AppError('too_large', 'file_too_large', `A file is over the limit of ${cap} bytes for one upload; nothing was stored.`, { max_upload_bytes: cap });
-      throw err;
-    }
-    await this.#rows.complete(row.id, size, Date.now());
-    return this.view({ ...row, size, state: 'completed' });
-  }
-
-  /** Creates a TUS upload (after admit()). */
-  async beginTus(
-    account: Account,
-    input: { id: string; session: SessionRow; step: number; size: number; metadata: Record<string, string | null> },
-  ): Promise<UploadRow> {
-    const name = cleanName(input.metadata.name ?? input.metadata.filename);
-    const clientUploadId = cleanClientId(input.metadata.client_upload_id);
-    return this.#begin(account, {
-      id: input.id,
-      via: 'tus',
-      session: input.session,
-      step: input.step,
-      size: input.size,
-      lifeMs: input.session.expiresAt - Date.now(),
-      secret: { name, clientUploadId, metadata: input.metadata },
-      clientRef: null,
-    });
-  }
-
-  /** Appends a PATCH body; bytes that arrived before a broken connection are kept. */
-  async appendTus(id: string, body: ByteSource, offset: number): Promise<number> {
-    const row = await this.#rows.byId(id);
-    if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
-    await this.#assertIdle(row);
-    return this.#append(row, body, { expectOffset: offset, maxBytes: row.size - offset, keepPartial: true });
-  }
-
-  /** A TUS upload as @tus/server needs it, for its owner only. */
-  async tusState(id: string): Promise<{ row: UploadRow; offset: number; metadata: Record<string, string | null> }> {
-    const row = STORAGE_UID.test(id) ? await this.#rows.byId(id) : undefined;
-    if (!row || row.via !== 'tus' || (row.state !== 'uploading' && row.state !== 'completed')) throw new BlobNotFoundError('no such upload');
-    const offset = await this.#blobs.size(id);
-    return { row, offset, metadata: this.#secret(row).metadata ?? {} };
-  }
-
-  /** The upload, if the account owns it (and it came in that way, when `via` is given); 404 otherwise. */
-  owned(account: Account, id: string, via?: UploadVia): Promise<UploadRow> {
-    return this.#owned(account, id, via);
-  }
-
-  /** TUS termination: only a TUS upload, and not while a job works on its session. */
-  async remove(id: string): Promise<void> {
-    const row = await this.#rows.byId(id);
-    if (!row || row.via !== 'tus') throw new BlobNotFoundError('no such upload');
-    if (row.state !== 'uploading' && row.state !== 'completed') return;
-    await this.#assertIdle(row);
-    await this.#end(row, 'deleted');
-  }
-
-  /** Removes every trace of a TUS upload whose creation request failed: it was never handed out. */
-  async abandon(id: string): Promise<void> {
-    const row = await this.#rows.byId(id);
-    if (row?.via === 'tus' && row.state !== 'deleted' && row.state !== 'expired') await this.#discard(row);
-  }
-
   /** Destroys the bytes and keys of every live upload of a deleted session. Returns how many. */
   async destroyIn(session: SessionRow): Promise<number> {
     const rows = await this.#rows.liveInSession(session.id);
-    for (const row of rows) await this.#end(row, 'deleted');
+    for (const row of rows) await this.end(row, 'deleted');
     return rows.length;
   }
 
-  async listFiles(session: SessionRow): Promise<FileView[]> {
+  async listFiles(session: SessionRow): Promise<StoredFile[]> {
     return (await this.#rows.liveInSession(session.id)).map((r) => this.view(r));
   }
 
@@ -312,19 +121,19 @@ export class Uploads {
       .sort((a, b) => a.step - b.step || a.createdAt - b.createdAt);
   }
 
-  view(row: UploadRow): FileView {
+  view(row: UploadRow): StoredFile {
     return {
-      storage_uid: row.id,
-      name: safeName(this.#secret(row).name), // names stored before safeName() existed, too
+      id: row.id,
+      name: safeName(this.secretOf(row).name), // names stored before safeName() existed, too
       step: row.step,
       size: row.size,
-      status: row.state === 'completed' ? 'completed' : 'uploading',
+      complete: row.state === 'completed',
     };
   }
 
   /** The original file name, for naming outputs. */
   nameOf(row: UploadRow): string {
-    return this.#secret(row).name;
+    return this.secretOf(row).name;
   }
 
   /** The plaintext bytes of a completed upload. */
@@ -338,7 +147,7 @@ export class Uploads {
     for (;;) {
       const batch = await this.#rows.expiredBefore(now, 100);
       if (!batch.length) return n;
-      for (const row of batch) await this.#end(row, 'expired');
+      for (const row of batch) await this.end(row, 'expired');
       n += batch.length;
     }
   }
@@ -349,13 +158,49 @@ export class Uploads {
    */
   async recover(): Promise<number> {
     const stale = await this.#rows.byViaState('direct', 'uploading');
-    for (const row of stale) await this.#discard(row);
+    for (const row of stale) await this.discard(row);
     return stale.length;
   }
 
-  // ---- internals -----------------------------------------------------------
+  // ---- for the protocol parts (uploads-v1.ts, uploads-direct.ts, uploads-tus.ts) ----------
 
-  async #begin(
+  /** The row of an upload, whoever owns it (a part checks what it must). */
+  byId(id: string): Promise<UploadRow | undefined> {
+    return STORAGE_UID.test(id) ? this.#rows.byId(id) : Promise.resolve(undefined);
+  }
+
+  /** Authenticated size of an upload's stored bytes: its offset. */
+  sizeOf(row: UploadRow): Promise<number> {
+    return this.#blobs.size(row.id);
+  }
+
+  /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
+  attach(row: UploadRow, session: SessionRow, step: number): Promise<void> {
+    return this.#rows.attach(row.id, session.id, step);
+  }
+
+  /** A completed upload whose length was known only at its end. */
+  complete(row: UploadRow, size: number): Promise<void> {
+    return this.#rows.complete(row.id, size, Date.now());
+  }
+
+  /** The first upload of a session with this client id (an idempotent retry), and its reference. */
+  async retryOf(session: SessionRow, clientUploadId: string): Promise<{ ref: Buffer; first?: UploadRow }> {
+    const ref = createHmac('sha256', this.#clientRefKey).update(`${session.id}\0${clientUploadId}`).digest();
+    return { ref, first: await this.#rows.byClientRef(session.id, ref) };
+  }
+
+  /** Drops the row of a deleted or expired upload, so its client id may be used again. */
+  forget(row: UploadRow): Promise<void> {
+    return this.#rows.delete(row.id);
+  }
+
+  secretOf(row: UploadRow): UploadPrivate {
+    return this.#sealer.open<UploadPrivate>(`upload:${row.id}`, row.sealed);
+  }
+
+
+  async begin(
     account: Account,
     o: {
       id?: string;
@@ -401,7 +246,7 @@ export class Uploads {
   }
 
   /** Appends (the store checks the offset under the object's lock) and marks the upload complete once whole. */
-  async #append(row: UploadRow, body: ByteSource, opts: Parameters<BlobStore['append']>[2]): Promise<number> {
+  async append(row: UploadRow, body: ByteSource, opts: Parameters<BlobStore['append']>[2]): Promise<number> {
     let next: number;
     try {
       next = await this.#blobs.append(row.id, body, opts);
@@ -417,7 +262,7 @@ export class Uploads {
     return next;
   }
 
-  async #owned(account: Account, id: string, via?: UploadVia): Promise<UploadRow> {
+  async owned(account: Account, id: string, via?: UploadVia): Promise<UploadRow> {
     const row = typeof id === 'string' && STORAGE_UID.test(id) ? await this.#rows.byId(id) : undefined;
     if (!row || row.accountId !== account.id || (via && row.via !== via)) {
       throw new AppError('not_found', 'upload_not_found', 'No such upload.');
@@ -426,44 +271,37 @@ export class Uploads {
   }
 
   /** A live upload of the caller; an expired one is destroyed on the spot. */
-  async #live(account: Account, id: string, via: UploadVia): Promise<UploadRow> {
-    const row = await this.#owned(account, id, via);
+  async live(account: Account, id: string, via: UploadVia): Promise<UploadRow> {
+    const row = await this.owned(account, id, via);
     if (row.state === 'deleted' || row.state === 'expired') throw gone(row);
     if (row.expiresAt <= Date.now()) {
-      await this.#end(row, 'expired');
+      await this.end(row, 'expired');
       throw gone({ ...row, state: 'expired' });
     }
     return row;
   }
 
   /** Destroys the bytes; keeps a tombstone row so later calls can answer 410. */
-  async #end(row: UploadRow, state: 'deleted' | 'expired'): Promise<void> {
+  async end(row: UploadRow, state: 'deleted' | 'expired'): Promise<void> {
     await this.#blobs.delete(row.id);
     await this.#rows.setState(row.id, state, Date.now());
   }
 
   /** Removes every trace of an upload that never completed (a cut-short direct upload). */
-  async #discard(row: UploadRow): Promise<void> {
+  async discard(row: UploadRow): Promise<void> {
     await this.#blobs.delete(row.id);
     await this.#rows.delete(row.id);
   }
 
   /** 409 while a job is queued or running on the upload's session (its files are frozen). */
-  async #assertIdle(row: UploadRow): Promise<void> {
+  async assertIdle(row: UploadRow): Promise<void> {
     const session = row.sessionId ? await this.#sessions.byIdUnchecked(row.sessionId) : undefined;
     if (session) await this.#sessions.assertIdle(session);
   }
 
-  #secret(row: UploadRow): UploadPrivate {
-    return this.#sealer.open<UploadPrivate>(`upload:${row.id}`, row.sealed);
-  }
-
-  #clientRef(sessionId: string, clientUploadId: string): Buffer {
-    return createHmac('sha256', this.#clientRefKey).update(`${sessionId}\0${clientUploadId}`).digest();
-  }
 }
 
-function gone(row: Pick<UploadRow, 'state'>): AppError {
+export function gone(row: Pick<UploadRow, 'state'>): AppError {
   return row.state === 'deleted'
     ? new AppError('gone', 'upload_deleted', 'This upload was deleted.')
     : new AppError('gone', 'upload_expired', 'This upload has expired and its bytes were destroyed.');
@@ -509,7 +347,7 @@ export function safeName(raw: string, maxBytes = MAX_NAME_BYTES): string {
   return bytes.length <= maxBytes ? name : bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
 }
 
-function cleanClientId(raw: unknown): string | undefined {
+export function cleanClientId(raw: unknown): string | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string' || raw.length > MAX_CLIENT_ID || /[\u0000-\u001f\u007f]/.test(raw)) {
     throw new AppError('invalid', 'invalid_client_upload_id', `The client upload id must be printable text of at most ${MAX_CLIENT_ID} characters.`);

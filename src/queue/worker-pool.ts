@@ -2,11 +2,9 @@
 // overstays (the job's time limit) is aborted; a worker that does not stop when asked is
 // terminated and the tools it spawned are killed.
 import { MessagePort, Worker, type Transferable } from 'node:worker_threads';
+import type { EngineName, Task, TaskResult } from './tasks.ts';
 
-export interface Task {
-  engine: string;
-  args: unknown;
-}
+export type { EngineName, Task, TaskArgs, TaskResult } from './tasks.ts';
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -34,7 +32,8 @@ type FromWorker =
 
 interface Pending {
   id: number;
-  task: Task;
+  /** Typed at run(); past it, the pool only carries it across. */
+  task: { engine: EngineName; args: unknown };
   opts: RunOptions;
   resolve: (v: unknown) => void;
   reject: (e: Error) => void;
@@ -68,12 +67,13 @@ export class WorkerPool {
     return this.#size;
   }
 
-  run<T>(task: Task, opts: RunOptions = {}): Promise<T> {
+  /** Runs a task (tasks.ts: an engine and its args) on a worker; resolves with that engine's result. */
+  run<E extends EngineName>(task: Task<E>, opts: RunOptions = {}): Promise<TaskResult<E>> {
     if (this.#closed || opts.signal?.aborted) {
       closeTransfer(opts);
       return Promise.reject(new TaskError('aborted', this.#closed ? 'The service is shutting down.' : 'The task was cancelled.'));
     }
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<TaskResult<E>>((resolve, reject) => {
       this.#waiting.push({ id: this.#nextId++, task, opts, resolve: resolve as (v: unknown) => void, reject });
       this.#pump();
     });

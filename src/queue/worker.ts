@@ -1,26 +1,34 @@
 // Worker-thread entry: runs media engines by name for the pool. Each task gets an
 // AbortController; the pool's "abort" message fires it.
 import { parentPort } from 'node:worker_threads';
-import { engines, preload } from '../media/engines.ts';
+import { engines, preload } from './engines.ts';
+import type { EngineContext, EngineName, TaskArgs, TaskResult } from './tasks.ts';
 
 const port = parentPort!;
 void preload().catch(() => {}); // a module that fails to load fails again, visibly, in its task
 const controllers = new Map<number, AbortController>();
+
+/** Whether a name from a message is one of the table's engines (and not, say, "toString"). */
+const isEngine = (name: unknown): name is EngineName => typeof name === 'string' && Object.hasOwn(engines, name);
+
+/** Runs one engine on args the pool typed by the same task map (they crossed as a structured clone). */
+const runEngine = <E extends EngineName>(engine: E, args: unknown, ctx: EngineContext): Promise<TaskResult<E>> =>
+  (engines[engine] as (args: TaskArgs<E>, ctx: EngineContext) => Promise<TaskResult<E>>)(args as TaskArgs<E>, ctx);
 
 port.on('message', async (m: { type: 'run' | 'abort'; id: number; engine?: string; args?: unknown }) => {
   if (m.type === 'abort') {
     controllers.get(m.id)?.abort();
     return;
   }
-  const engine = engines[m.engine ?? ''];
-  if (!engine) {
+  const engine = m.engine;
+  if (!isEngine(engine)) {
     port.postMessage({ type: 'error', id: m.id, code: 'engine_failed', message: `no engine ${m.engine}` });
     return;
   }
   const ac = new AbortController();
   controllers.set(m.id, ac);
   try {
-    const result = await engine(m.args, {
+    const result = await runEngine(engine, m.args, {
       signal: ac.signal,
       onProgress: (fraction: number) => port.postMessage({ type: 'progress', id: m.id, fraction }),
       onSpawn: (pid: number) => port.postMessage({ type: 'spawn', id: m.id, pid }),

@@ -1,5 +1,5 @@
-// A real S3-compatible store for tests and benchmarks: OpenStack Swift with its s3api (the
-// scripts in ./swift/, run as root). Swift's account, container and object servers bind the
+// A real S3-compatible store for tests and benchmarks: OpenStack Swift with its s3api, started
+// by the shipped deploy/s3/start.sh (as root), exactly as the compose `scale` profile runs it. Swift's account, container and object servers bind the
 // fixed ports 6200-6202 (and memcached 11211), so only one can run on the machine at a time:
 // startSwift() first takes a machine-wide lock (an exclusive flock held by a small child
 // process, released when it ends or this process dies), and a Swift left running by a holder
@@ -16,8 +16,8 @@ import { makeS3Client } from '../../src/store/blobs/s3-store.ts';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const START = path.join(HERE, 'swift', 'start-swift.sh');
-const STOP = path.join(HERE, 'swift', 'stop-swift.sh');
+const START = path.resolve(HERE, '../../deploy/s3/start.sh');
+const STOP = path.resolve(HERE, '../../deploy/s3/stop.sh');
 const LOCK = '/tmp/obscura-swift.lock';
 /** The state folder of the Swift now running, written while the lock is held. */
 const STATE = '/tmp/obscura-swift.state';
@@ -62,7 +62,8 @@ export async function startSwift(opts: { lockTimeoutMs?: number } = {}): Promise
       rmSync(STATE, { force: true });
     }
     const port = await freePort();
-    const { stdout } = await run('bash', [START], { env: { ...process.env, S3_PORT: String(port) }, timeout: 180_000 });
+    const env = { ...process.env, S3_PORT: String(port), S3_ACCESS_KEY: SWIFT_CREDENTIALS.accessKeyId, S3_SECRET_KEY: SWIFT_CREDENTIALS.secretAccessKey };
+    const { stdout } = await run('bash', [START], { env, timeout: 180_000 });
     dir = stdout.trim().split('\n').pop()!;
     writeFileSync(STATE, dir);
     const endpoint = `http://127.0.0.1:${port}`;

@@ -3,7 +3,6 @@
 // into the store. Some files failing makes the job partial, all of them failed.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { ConvertResult } from '../../media/convert/index.ts';
 import { parseConvertOptions, type ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { sniff } from '../../media/probe.ts';
@@ -14,9 +13,6 @@ import { refuseOverLimits } from './convert-limits.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
-
-const OPTION_KEYS = ['image_format', 'video_format', 'quality', 'width', 'height', 'fit', 'upscale', 'lossless', 'redact', 'redact_style'];
-
 
 export interface FileFailure {
   storage_uid: string;
@@ -31,10 +27,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
     sessionTypes: ['convert'],
 
     async validate(body: Record<string, unknown>, _session: SessionRow, inputs: UploadRow[], ctx) {
-      const unknown = Object.keys(body).filter((k) => !OPTION_KEYS.includes(k));
-      if (unknown.length) {
-        throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. Convert takes ${OPTION_KEYS.join(', ')}, upload_uid and expiry.`);
-      }
+      // unknown keys never get here: the start's schema refuses them (http/schemas/validate.ts, strictBody)
       let options: ConvertOptions;
       try {
         options = parseConvertOptions(body);
@@ -73,7 +66,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
             const outDir = path.join(dir, 'out');
             await mkdir(outDir, { mode: 0o700 });
             await toScratch(ctx.uploads, input, inPath);
-            const r = await ctx.pool.run<ConvertResult>(
+            const r = await ctx.pool.run(
               { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
               { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`) },
             );

@@ -4,13 +4,14 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
-import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
+import { SNIFF_BYTES, sniff, type Probe } from '../../media/probe.ts';
 import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
-import { STEGO_IMAGE_FORMATS, imageCapacity, type HideResult } from '../../media/stego/image.ts';
-import { STEGO_VIDEO_FORMATS, VIDEO_DOMAIN, videoCapacity } from '../../media/stego/video.ts';
-import { keysPort } from '../../media/stego/key-handoff.ts';
+import { STEGO_IMAGE_FORMATS, imageCapacity, type StegoImageFormat } from '../../media/stego/image.ts';
+import { STEGO_VIDEO_FORMATS, VIDEO_DOMAIN, videoCapacity, type StegoVideoFormat } from '../../media/stego/video.ts';
+import { handOverKeys } from '../../media/stego/key-handoff.ts';
+import { passphraseKeys } from '../../media/stego/keys.ts';
 import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
-import { NOTHING_FOUND, sealingKeys } from '../../media/stego/stream.ts';
+import { NOTHING_FOUND } from '../../media/stego/stream.ts';
 import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
 import type { Scratch } from '../../store/scratch.ts';
 import type { UploadRow } from '../ports.ts';
@@ -39,20 +40,14 @@ export function weakness(p: string): string | undefined {
   return undefined;
 }
 
-function checkKeys(body: Record<string, unknown>, allowed: string[]): void {
-  const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
-  if (unknown.length) throw new AppError('invalid', 'unknown_option', `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}.`);
-}
-
-type CoverProbe = { kind: string; width: number; height: number; frames?: number; durationS?: number };
 /** An image's header is at its start: probing a still cover needs only its first MiB. */
 const HEAD_BYTES = 1 << 20;
 
 /** The cover's kind and size, for the capacity check. A head-only probe that fails is retried on the whole file. */
-async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: { pool: WorkerPool; scratch: Scratch }): Promise<CoverProbe> {
+async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: { pool: WorkerPool; scratch: Scratch }): Promise<Probe> {
   return ctx.scratch.with(async (dir) => {
     const file = path.join(dir, 'cover');
-    const run = () => ctx.pool.run<CoverProbe>({ engine: 'probe', args: { input: file, limits: deps.limits } });
+    const run = () => ctx.pool.run({ engine: 'probe', args: { input: file, limits: deps.limits } });
     if (row.size > HEAD_BYTES) {
       await toScratch(deps.uploads, row, file, { start: 0, end: HEAD_BYTES - 1 });
       const head = await readFile(file);
@@ -84,7 +79,6 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
     secretOptions: ['password'],
 
     async validate(body, _session, inputs, ctx) {
-      checkKeys(body, ['password', 'output_format']);
       const password = passphraseOf(body);
       const secrets = inputs.filter((u) => u.step === 1);
       const covers = inputs.filter((u) => u.step === 2);
@@ -115,7 +109,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
 
     async run(ctx: JobContext): Promise<RunOutcome> {
       const password = ctx.options.password as string;
-      const format = ctx.options.output_format as string;
+      const format = ctx.options.output_format as StegoImageFormat | StegoVideoFormat; // checked by validate()
       const secrets = ctx.inputs.filter((u) => u.step === 1);
       const cover = ctx.inputs.find((u) => u.step === 2)!;
       const notes: string[] = [];
@@ -125,21 +119,18 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           const outDir = path.join(dir, 'out');
           await mkdir(outDir, { mode: 0o700 });
           const coverFile = path.join(dir, 'cover');
-          // argon2id runs (on the thread pool) while the cover is copied and decoded
-          const keys = sealingKeys(password, format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN);
-          keys.catch(() => {}); // its failure reaches the engine through the port
+          // argon2id starts now (on the thread pool), so it runs while the cover is copied and decoded
+          const keys = passphraseKeys(password, { hide: format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN });
           await toScratch(ctx.uploads, cover, coverFile);
-          const files = [];
+          const files: { path: string; name: string }[] = [];
           for (const [i, s] of secrets.entries()) {
             const f = path.join(dir, `secret-${i}`);
             await toScratch(ctx.uploads, s, f);
             files.push({ path: f, name: ctx.uploads.nameOf(s) });
           }
           ctx.progress(0.2, 'Hiding.');
-          const port = keysPort(keys);
-          const r = await ctx.pool.run<HideResult>(
-            { engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } },
-            { signal: ctx.signal, transfer: [port] },
+          const r = await handOverKeys(keys, (port) =>
+            ctx.pool.run({ engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
           );
           const coverName = ctx.uploads.nameOf(cover);
           await ctx.addAsset({
@@ -174,7 +165,6 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
     secretOptions: ['password'],
 
     async validate(body, _session, inputs) {
-      checkKeys(body, ['password']);
       const password = passphraseOf(body);
       if (inputs.length !== 1) throw new AppError('invalid', 'no_file', 'Upload the one file to reveal from (step 1).');
       return { password };
@@ -190,9 +180,8 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
           await mkdir(outDir, { mode: 0o700 });
           const input = path.join(dir, 'input');
           await toScratch(ctx.uploads, file, input);
-          const found = await ctx.pool.run<{ path: string; name: string; size: number }[]>(
-            { engine: 'reveal', args: { file: input, passphrase: password, outDir, limits: deps.limits } },
-            { signal: ctx.signal },
+          const found = await handOverKeys(passphraseKeys(password), (port) =>
+            ctx.pool.run({ engine: 'reveal', args: { file: input, keys: port, outDir, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
           );
           for (const f of found) {
             const head = await firstBytes(f.path);

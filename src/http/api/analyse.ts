@@ -1,6 +1,8 @@
 import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
+import type { JobRow } from '../../domain/ports.ts';
 import type { AnalysedFile } from '../../domain/runners/analyse.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
@@ -14,8 +16,8 @@ import { validate } from '../schemas/validate.ts';
  * The per-file items of an analyse job, as both interfaces answer them: assets become
  * download paths on the network the request came in on; tips are left out unless asked for.
  */
-export async function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Promise<Record<string, unknown>[]> {
-  const { report, assets } = await jobs.results(job);
+export async function analyseItems(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>[]> {
+  const { report, assets } = await results.of(job);
   const tips = report.tips !== false;
   const byId = new Map(assets.map((a) => [a.id, a]));
   return ((report.files as AnalysedFile[] | undefined) ?? []).map((f) => {
@@ -36,21 +38,21 @@ export async function analyseItems(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['r
 }
 
 /** A finished analyse job's result: one item per file (REST and MCP). */
-export async function analyseResult(ctx: Ctx, jobs: Jobs, job: Parameters<Jobs['results']>[0]): Promise<Record<string, unknown>> {
+export async function analyseResult(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>> {
   return {
     job_uid: job.id,
     status: job.state,
     message: job.progressMessage,
     expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
-    files: await analyseItems(ctx, jobs, job),
+    files: await analyseItems(ctx, results, job),
   };
 }
 
 // Analyse: start on an analyse session, poll by upload_uid, read the result by job_uid.
-export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<AppState> {
+export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
-  const { jobs } = deps;
+  const { jobs, results } = deps;
   const { analyse } = jobStartBodies(jobs.limits.expiryMaxMs);
 
   router.post('/api/analyse/job', auth, async (ctx) => {
@@ -63,11 +65,11 @@ export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
   });
 
   router.get('/api/analyse/result/:job', auth, async (ctx) => {
-    ctx.body = await analyseResult(ctx, jobs, await jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse'));
+    ctx.body = await analyseResult(ctx, results, await jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse'));
   });
 
   router.get('/api/analyse/asset/:asset', auth, async (ctx) => {
-    const { asset, read } = await jobs.asset(ctx.state.account!, ctx.params.asset, 'analyse');
+    const { asset, read } = await results.asset(ctx.state.account!, ctx.params.asset, 'analyse');
     sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` }, read);
   });
 

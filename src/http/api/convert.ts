@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import { readObject } from '../body.ts';
 import type { JobRow } from '../../domain/ports.ts';
@@ -12,8 +13,8 @@ import { jobStartBodies } from '../schemas/jobs.ts';
 import { validate } from '../schemas/validate.ts';
 
 /** A finished convert job's results, download URLs on the request's network (REST and MCP). */
-export async function convertResults(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<Record<string, unknown>> {
-  const { report, assets } = await jobs.results(job);
+export async function convertResults(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>> {
+  const { report, assets } = await results.of(job);
   return {
     job_uid: job.id,
     status: job.state,
@@ -24,10 +25,10 @@ export async function convertResults(ctx: Ctx, jobs: Jobs, job: JobRow): Promise
 }
 
 // Convert: start on a session, poll by upload_uid, list results, download each file.
-export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<AppState> {
+export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
-  const { jobs } = deps;
+  const { jobs, results } = deps;
   const { convert } = jobStartBodies(jobs.limits.expiryMaxMs);
 
   router.post('/api/convert/job', auth, async (ctx) => {
@@ -40,11 +41,11 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs }): Router<Ap
   });
 
   router.get('/api/convert/job/:uid/results', auth, async (ctx) => {
-    ctx.body = await convertResults(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
+    ctx.body = await convertResults(ctx, results, await jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
   });
 
   router.get('/api/convert/download/:asset', auth, async (ctx) => {
-    const { asset, read } = await jobs.asset(ctx.state.account!, ctx.params.asset, 'convert');
+    const { asset, read } = await results.asset(ctx.state.account!, ctx.params.asset, 'convert');
     sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: asset.outputName ?? asset.name }, read);
   });
 

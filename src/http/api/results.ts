@@ -19,6 +19,26 @@ export function resultFile(ctx: Ctx, a: AssetRow & AssetPrivate, downloadBase: s
   };
 }
 
+const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+const TERMINAL = new Set(['completed', 'partial', 'failed']);
+
+/** A job as clients poll it (REST and MCP): the wire's names, and how long to wait while it runs. */
+export function jobView(job: JobRow): Record<string, unknown> {
+  return {
+    job_uid: job.id,
+    job_type: job.product,
+    status: job.state,
+    progress: job.progress,
+    progress_message: job.progressMessage,
+    error: job.error,
+    ...(TERMINAL.has(job.state) ? {} : { retry_after: job.state === 'queued' ? 2 : 1 }),
+    created_at: iso(job.createdAt),
+    started_at: iso(job.startedAt),
+    finished_at: iso(job.finishedAt),
+    expires_at: iso(job.expiresAt),
+  };
+}
+
 /** A just-started job, the same for every product (REST and MCP). */
 export function startView(job: JobRow): Record<string, unknown> {
   return { job_uid: job.id, job_type: job.product, status: job.state, upload_uid: job.sessionId };
@@ -47,7 +67,7 @@ export async function answerPoll(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<voi
   const onClose = () => gone.abort();
   ctx.res.once('close', onClose); // the response's close: the client went away (the request's fires once it is read)
   try {
-    const view = jobs.view(await jobs.settle(job, ms, gone.signal));
+    const view = jobView(await jobs.settle(job, ms, gone.signal));
     if (view.retry_after) ctx.set('Retry-After', String(view.retry_after));
     ctx.body = view;
   } finally {

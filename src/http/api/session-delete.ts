@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
@@ -10,7 +10,7 @@ import { requireKey } from '../middleware/auth.ts';
 
 // DELETE of a session, on each product's session path: its files and its jobs' results are
 // destroyed now (409 session_busy while a job is queued or running on it; 410 once gone).
-export function sessionDeleteRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uploads: Uploads; jobs: Jobs }): Router<AppState> {
+export function sessionDeleteRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uploads: Uploads; results: JobResults }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const remove = (types: readonly SessionType[]) => async (ctx: RouteCtx) => {

@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { JobRow, Product } from '../../domain/ports.ts';
 import { readObject } from '../body.ts';
@@ -12,8 +13,8 @@ import { validate } from '../schemas/validate.ts';
 import { answerPoll, answerStart, resultFile } from './results.ts';
 
 /** A finished hide or reveal job's results, download URLs on the request's network (REST and MCP). */
-export async function stegoResults(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<Record<string, unknown>> {
-  const { assets } = await jobs.results(job);
+export async function stegoResults(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>> {
+  const { assets } = await results.of(job);
   return {
     job_uid: job.id,
     job_type: job.product,
@@ -25,10 +26,10 @@ export async function stegoResults(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<R
 }
 
 // Hide and reveal share one set of paths; the session's type says which one a job is.
-export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sessions }): Router<AppState> {
+export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults; sessions: Sessions }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
-  const { jobs } = deps;
+  const { jobs, results } = deps;
   const productOf = async (ctx: RouteCtx, uid: unknown): Promise<Product> => (await deps.sessions.get(ctx.state.account!, typeof uid === 'string' ? uid : '', ['hide', 'reveal'])).type;
   const bodies = jobStartBodies(jobs.limits.expiryMaxMs);
 
@@ -45,16 +46,16 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; sessions: Sess
   });
 
   router.get('/api/job/:uid/results', auth, async (ctx) => {
-    ctx.body = await stegoResults(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, await productOf(ctx, ctx.params.uid)));
+    ctx.body = await stegoResults(ctx, results, await jobs.latest(ctx.state.account!, ctx.params.uid, await productOf(ctx, ctx.params.uid)));
   });
 
   router.get('/api/job/download/:asset', auth, async (ctx) => {
     let found;
     try {
-      found = await jobs.asset(ctx.state.account!, ctx.params.asset, 'hide');
+      found = await results.asset(ctx.state.account!, ctx.params.asset, 'hide');
     } catch (err) {
       if ((err as { code?: string }).code !== 'asset_not_found') throw err;
-      found = await jobs.asset(ctx.state.account!, ctx.params.asset, 'reveal');
+      found = await results.asset(ctx.state.account!, ctx.params.asset, 'reveal');
     }
     const { asset, read } = found;
     sendFile(ctx, { size: asset.size, mimeType: asset.mimeType, name: asset.outputName ?? asset.name }, read);

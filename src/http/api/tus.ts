@@ -10,6 +10,7 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Uploads } from '../../domain/uploads.ts';
+import type { TusUploads } from '../../domain/uploads-tus.ts';
 import type { Account } from '../../domain/ports.ts';
 import { clientGone, type AppState, type RouteCtx } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
@@ -41,7 +42,7 @@ const TUS_CODES: Record<number, string> = {
   501: 'not_implemented',
 };
 
-export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLifeMs: number; locker: Locker }): Router<AppState> {
+export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; tusUploads: TusUploads; sessionLifeMs: number; locker: Locker }): Router<AppState> {
   const facts = new WeakMap<IncomingMessage, RequestFacts>();
   const factsOf = (req: Request): RequestFacts => {
     const node = (req as TusRequest).runtime?.node?.req;
@@ -55,7 +56,7 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
     return a;
   };
 
-  const store = new SessionTusStore(deps.uploads, deps.sessionLifeMs);
+  const store = new SessionTusStore(deps.uploads, deps.tusUploads, deps.sessionLifeMs);
   const tus = new Server({
     path: '/api/tus',
     datastore: store,
@@ -101,7 +102,7 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; sessionLif
       // A creation that did not end in 201 (a body past Upload-Length, a broken connection)
       // handed out no Location: its row and bytes would be an orphan blocking the session.
       // A client gone before the answer never learned the Location either.
-      if (f.created && (!response! || response.status !== 201 || clientGone(ctx))) await deps.uploads.abandon(f.created);
+      if (f.created && (!response! || response.status !== 201 || clientGone(ctx))) await deps.tusUploads.abandon(f.created);
     }
     ctx.status = response.status;
     response.headers.forEach((value, name) => {

@@ -2,12 +2,14 @@ import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
+import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import type { AppState } from '../context.ts';
+import { fileView } from './sessions.ts';
 import { requireKey } from '../middleware/auth.ts';
 
 // POST /api/upload: one whole file as the raw body. Content-Length is required (a body cut
 // short must never pass for a whole file) and is checked against the cap before a byte is read.
-export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Router<AppState> {
+export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; directUploads: DirectUploads }): Router<AppState> {
   const router = new Router<AppState>();
   router.post('/api/upload', requireKey(deps.apiKeys, 'x-api-key'), async (ctx) => {
     try {
@@ -24,7 +26,7 @@ export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads })
           max_upload_bytes: cap,
         });
       }
-      const file = await deps.uploads.direct(
+      const file = await deps.directUploads.whole(
         ctx.state.account!,
         {
           uploadUid: ctx.get('x-upload-uid') || undefined,
@@ -36,7 +38,7 @@ export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads })
         ctx.req,
       );
       ctx.status = 201;
-      ctx.body = { file };
+      ctx.body = { file: fileView(file) };
     } catch (err) {
       // Whatever of the body is still coming is not wanted: close rather than drain it.
       if (!ctx.req.readableEnded) ctx.set('Connection', 'close');

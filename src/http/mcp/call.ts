@@ -38,19 +38,19 @@ export class ToolCall {
     const raw = this.ctx.get('x-api-key');
     const found = await identify(apiKeys, rateLimits, raw === '' ? undefined : raw.trim(), 'X-Api-Key');
     if ('braked' in found) throw rateLimited(found.braked);
-    const refused = rateLimits.request(found.account.id);
+    const refused = await rateLimits.request(found.account.id);
     if (refused) throw rateLimited(refused);
     return found.account;
   }
 
   /** A job start under the account's hourly allowance, given back when the start is refused. */
   async startJob(account: Account, start: () => Promise<JobRow>): Promise<JobRow> {
-    const over = this.deps.rateLimits.startJob(account.id);
+    const over = await this.deps.rateLimits.startJob(account.id);
     if (over) throw rateLimited(over);
     try {
       return await start();
     } catch (err) {
-      this.deps.rateLimits.refundJob(account.id);
+      await this.deps.rateLimits.refundJob(account.id);
       throw err;
     }
   }

@@ -15,25 +15,25 @@ const V1_CHUNK = /^\/v1\/upload\/resumable\/[^/]+$/;
  * hour (counted as they actually arrived, whatever was declared).
  */
 export async function underAccountLimits(ctx: Ctx, limits: RateLimits, accountId: string, next: Next): Promise<void> {
-  const refused = limits.request(accountId);
+  const refused = await limits.request(accountId);
   if (refused) return answerRateLimited(ctx, refused);
 
   if (ctx.method === 'POST' && JOB_STARTS.has(ctx.path)) {
-    const over = limits.startJob(accountId);
+    const over = await limits.startJob(accountId);
     if (over) return answerRateLimited(ctx, over);
     let started = false;
     try {
       await next();
       started = ctx.status < 400;
     } finally {
-      if (!started) limits.refundJob(accountId);
+      if (!started) await limits.refundJob(accountId);
     }
     return;
   }
 
   if (carriesUpload(ctx)) {
     const declared = Number(ctx.get('content-length') || 0) || 0;
-    const over = limits.startUpload(accountId, declared);
+    const over = await limits.startUpload(accountId, declared);
     if (over) return answerRateLimited(ctx, over);
     const socket = ctx.req.socket;
     const mark = socket.bytesRead;
@@ -44,7 +44,7 @@ export async function underAccountLimits(ctx: Ctx, limits: RateLimits, accountId
       // this request aside, since they came before the mark).
       const read = socket.bytesRead - mark;
       const received = ctx.req.complete && declared ? declared : declared ? Math.min(read, declared) : read;
-      limits.endUpload(accountId, declared, received);
+      await limits.endUpload(accountId, declared, received);
     }
     return;
   }

@@ -1,11 +1,11 @@
 // Sessions: the bodies that create one (checked by api/sessions.ts) and what they answer.
 import { z } from 'zod';
-import { unknownKeys, withCodes } from './validate.ts';
+import { strictBody, withCodes } from './validate.ts';
 
 const typeOf = (allowed: readonly [string, ...string[]]) => z.enum(allowed, { error: `type must be ${allowed.map((t) => `"${t}"`).join(' or ')}.` });
 
 const body = <S extends z.ZodRawShape>(shape: S) =>
-  withCodes(z.strictObject(shape, { error: unknownKeys('field') }), { unknown: 'unknown_field', fields: { type: 'invalid_session_type' } });
+  withCodes(strictBody(shape, 'field'), { unknown: 'unknown_field', fields: { type: 'invalid_session_type' } });
 
 /** POST /api/session: a hide or a reveal. */
 export const HideRevealSessionBody = body({ type: typeOf(['hide', 'reveal']).describe('What the session is for.') });

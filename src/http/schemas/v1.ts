@@ -2,7 +2,7 @@
 // v1/upload.ts and v1/jobs.ts), JobStatus and JobResult, and what the service adds beside them.
 import { z } from 'zod';
 import { AnalyseItem } from './results.ts';
-import { unknownKeys, withCodes } from './validate.ts';
+import { strictBody, withCodes } from './validate.ts';
 
 const SIZE = 'size must be a whole number of bytes, at least 1.';
 
@@ -23,13 +23,14 @@ const KEY = 'key is required: the key of the media-url (the last part of its pat
 const required = (f: string) => z.boolean({ error: `${f} is required, true or false.` });
 
 export const JobAnalyse = withCodes(
-  z.strictObject(
+  strictBody(
     {
       key: z.string({ error: KEY }).min(1, { error: KEY }).describe('the key contained within the media-url'),
       enableTips: required('enableTips').describe('enable extra tips where available'),
       enableExtraAnalysis: required('enableExtraAnalysis').describe('enable extra deep analysis where available'),
     },
-    { error: unknownKeys('field', ` JobAnalyse has ${JOB_FIELDS.join(', ')}.`) },
+    'field',
+    ` JobAnalyse has ${JOB_FIELDS.join(', ')}.`,
   ),
   { unknown: 'unknown_field', fields: { key: 'invalid_key', enableTips: 'invalid_field', enableExtraAnalysis: 'invalid_field' } },
 );

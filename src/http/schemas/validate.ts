@@ -56,8 +56,18 @@ export function validate<S extends z.ZodObject>(schema: S, body: unknown): z.out
   throw new AppError('invalid', typeof code === 'function' ? code(issue) : code, issue.message);
 }
 
-/** The message of unknown keys, "Unknown field: a." or "Unknown fields: a, b.", and a tail. */
-export function unknownKeys(what: string, tail = ''): (issue: z.core.$ZodRawIssue) => string | undefined {
+/**
+ * The one place unknown keys are refused: every body that takes only the keys it names (the
+ * REST and web starts, the MCP start tools, sessions, v1's JobAnalyse) is made with this. Its
+ * refusal names the keys, "Unknown option: a." or "Unknown fields: a, b.", then the tail;
+ * validate() gives it the schema's `unknown` code (unknown_option, unknown_field). Nothing
+ * behind the schemas (the job runners) checks keys again.
+ */
+export function strictBody<S extends z.ZodRawShape>(shape: S, what: 'option' | 'field', tail = ''): z.ZodObject<S, z.core.$strict> {
+  return z.strictObject(shape, { error: unknownKeys(what, tail) });
+}
+
+function unknownKeys(what: string, tail: string): (issue: z.core.$ZodRawIssue) => string | undefined {
   return (issue) => {
     if (issue.code !== 'unrecognized_keys') return undefined;
     const keys = issue.keys as string[];

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { DataStore, ERRORS, Upload } from '@tus/utils';
 import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
+import type { TusUploads } from '../../domain/uploads-tus.ts';
 import type { Account, SessionRow } from '../../domain/ports.ts';
 import { BlobNotFoundError } from '../../store/blobs/blob-store.ts';
 
@@ -16,13 +17,15 @@ export interface PendingCreate {
 
 export class SessionTusStore extends DataStore {
   readonly #uploads: Uploads;
+  readonly #tus: TusUploads;
   readonly #lifeMs: number;
   /** What onUploadCreate admitted, by upload id, until create() consumes it. */
   readonly pending = new Map<string, PendingCreate>();
 
-  constructor(uploads: Uploads, sessionLifeMs: number) {
+  constructor(uploads: Uploads, tus: TusUploads, sessionLifeMs: number) {
     super();
     this.#uploads = uploads;
+    this.#tus = tus;
     this.#lifeMs = sessionLifeMs;
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration'];
   }
@@ -31,7 +34,7 @@ export class SessionTusStore extends DataStore {
     const admitted = this.pending.get(upload.id);
     this.pending.delete(upload.id);
     if (!admitted || upload.size === undefined) throw ERRORS.FILE_WRITE_ERROR;
-    const row = await this.#uploads.beginTus(admitted.account, {
+    const row = await this.#tus.begin(admitted.account, {
       id: upload.id,
       session: admitted.session,
       step: admitted.step,
@@ -44,7 +47,7 @@ export class SessionTusStore extends DataStore {
 
   override async write(stream: Readable, id: string, offset: number): Promise<number> {
     try {
-      return await this.#uploads.appendTus(id, stream, offset);
+      return await this.#tus.append(id, stream, offset);
     } catch (err) {
       throw mapError(err);
     }
@@ -52,7 +55,7 @@ export class SessionTusStore extends DataStore {
 
   override async getUpload(id: string): Promise<Upload> {
     try {
-      const { row, offset, metadata } = await this.#uploads.tusState(id);
+      const { row, offset, metadata } = await this.#tus.state(id);
       return new Upload({
         id,
         size: row.size,
@@ -68,7 +71,7 @@ export class SessionTusStore extends DataStore {
 
   override async remove(id: string): Promise<void> {
     try {
-      await this.#uploads.remove(id);
+      await this.#tus.remove(id);
     } catch (err) {
       throw mapError(err);
     }

@@ -5,7 +5,8 @@ import { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
-import type { Uploads } from '../../domain/uploads.ts';
+import type { JobResults } from '../../domain/job-results.ts';
+import type { MediaUrls } from '../../domain/uploads-v1.ts';
 import type { JobState } from '../../domain/ports.ts';
 import { analyseItems } from '../api/analyse.ts';
 import { readObject } from '../body.ts';
@@ -17,15 +18,15 @@ import { v1Statuses } from './errors.ts';
 
 const V1_STATUS: Record<JobState, string> = { queued: 'WAITING', processing: 'PROCESSING', completed: 'COMPLETED', partial: 'COMPLETED', failed: 'FAILED' };
 
-export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploads }): Router<AppState> {
+export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults; mediaUrls: MediaUrls }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'api_key');
-  const { jobs } = deps;
+  const { jobs, results } = deps;
 
   router.post('/v1/job/analyse', v1Statuses(), auth, async (ctx) => {
     const body = validate(JobAnalyse, await readObject(ctx));
     const account = ctx.state.account!;
-    const session = await deps.uploads.mediaUrlSession(account, body.key, 'analyse');
+    const session = await deps.mediaUrls.sessionFor(account, body.key, 'analyse');
     const job = await jobs.create(account, 'analyse', {
       upload_uid: session.id,
       tips: body.enableTips,
@@ -44,14 +45,14 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; uploads: Uploa
       key: job.id,
       status: V1_STATUS[job.state],
       message: job.progressMessage,
-      resultUrl: done && !jobs.expired(job) ? urlFor(ctx, `/v1/job/result/${job.id}`) : '',
+      resultUrl: done && !results.expired(job) ? urlFor(ctx, `/v1/job/result/${job.id}`) : '',
     };
   });
 
   router.get('/v1/job/result/:key', v1Statuses(), auth, async (ctx) => {
     const job = await jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
     if (job.state === 'failed') throw new AppError('invalid', 'job_failed', `The job failed: ${job.progressMessage}`);
-    const files = await analyseItems(ctx, jobs, job);
+    const files = await analyseItems(ctx, results, job);
     ctx.body = { key: job.id, results: { status: V1_STATUS[job.state], files } };
   });
 

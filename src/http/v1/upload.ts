@@ -6,6 +6,7 @@ import busboy from 'busboy';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
+import type { MediaUrls } from '../../domain/uploads-v1.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
@@ -16,7 +17,7 @@ import { v1Statuses } from './errors.ts';
 const TUS_VERSION = '1.0.0';
 const MULTIPART_SLACK = 64 * 1024; // boundaries and part headers around the chunk
 
-export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Router<AppState> {
+export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; mediaUrls: MediaUrls }): Router<AppState> {
   const router = new Router<AppState>();
   const auth = requireKey(deps.apiKeys, 'api_key');
   const limits = deps.uploads.limits;
@@ -29,7 +30,7 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Ro
 
   router.post('/v1/upload/create-media-url', v1Statuses(), auth, async (ctx) => {
     const body = validate(FileMetadata, await readObject(ctx));
-    const { key, expiresAt } = await deps.uploads.createMediaUrl(ctx.state.account!, { name: body.name, size: body.size });
+    const { key, expiresAt } = await deps.mediaUrls.create(ctx.state.account!, { name: body.name, size: body.size });
     const location = urlFor(ctx, `/v1/upload/resumable/${key}`);
     ctx.status = 201;
     ctx.set('Location', location);
@@ -39,7 +40,7 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Ro
   });
 
   router.head('/v1/upload/resumable/:key', v1Statuses({ resumable: true }), auth, async (ctx) => {
-    const s = await deps.uploads.mediaUrlStatus(ctx.state.account!, ctx.params.key);
+    const s = await deps.mediaUrls.status(ctx.state.account!, ctx.params.key);
     resumableHeaders(ctx, s.offset, s.expiresAt);
     ctx.set('Upload-Length', String(s.size));
     ctx.status = 200;
@@ -48,9 +49,9 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Ro
   router.patch('/v1/upload/resumable/:key', v1Statuses({ resumable: true }), auth, async (ctx) => {
     try {
       // the media-url first: an unknown or expired key is refused before its body is read
-      const before = await deps.uploads.mediaUrlStatus(ctx.state.account!, ctx.params.key);
+      const before = await deps.mediaUrls.status(ctx.state.account!, ctx.params.key);
       const { offset, chunk } = await readChunk(ctx, limits.chunkMax, before.offset);
-      const r = await deps.uploads.appendChunk(ctx.state.account!, ctx.params.key, offset, chunk);
+      const r = await deps.mediaUrls.append(ctx.state.account!, ctx.params.key, offset, chunk);
       resumableHeaders(ctx, r.offset, r.expiresAt);
       if (r.complete) {
         ctx.status = 204;
@@ -67,7 +68,7 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads }): Ro
   });
 
   router.delete('/v1/upload/resumable/:key', v1Statuses({ unlink: true }), auth, async (ctx) => {
-    await deps.uploads.deleteMediaUrl(ctx.state.account!, ctx.params.key);
+    await deps.mediaUrls.delete(ctx.state.account!, ctx.params.key);
     ctx.set('Tus-Resumable', TUS_VERSION);
     ctx.status = 204;
   });

@@ -5,6 +5,7 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import type { JobRow } from '../../domain/ports.ts';
 import { analyseItems } from '../api/analyse.ts';
@@ -33,7 +34,7 @@ function info(job: JobRow): JobInfo {
   };
 }
 
-export function jobPages(d: { jobs: Jobs }): Router<AppState> {
+export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppState> {
   const router = new Router<AppState>();
 
   router.get('/job/:id', async (ctx) => {
@@ -42,7 +43,7 @@ export function jobPages(d: { jobs: Jobs }): Router<AppState> {
     const job = await d.jobs.owned(account, ctx.params.id);
     const title = `${TITLE[job.product]} ${TERMINAL.has(job.state) ? job.state : 'under way'}`;
     if (!TERMINAL.has(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S }));
-    const { report, assets } = await d.jobs.results(job);
+    const { report, assets } = await d.results.of(job);
     const files: ResultFile[] = assets.map((a, n) => ({
       n,
       name: a.name,
@@ -55,7 +56,7 @@ export function jobPages(d: { jobs: Jobs }): Router<AppState> {
     }));
     if (job.product === 'analyse') {
       const place = new Map(assets.map((a, n) => [a.id, n]));
-      const items = await analyseItems(ctx, d.jobs, job);
+      const items = await analyseItems(ctx, d.results, job);
       return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}` }));
     }
     if (job.product === 'convert') {
@@ -71,9 +72,9 @@ export function jobPages(d: { jobs: Jobs }): Router<AppState> {
     if (!account) return;
     const job = await d.jobs.owned(account, ctx.params.id);
     const n = /^\d{1,4}$/.test(ctx.params.n) ? Number(ctx.params.n) : -1;
-    const listed = (await d.jobs.results(job)).assets[n];
+    const listed = (await d.results.of(job)).assets[n];
     if (!listed) throw new AppError('not_found', 'asset_not_found', 'No such file.');
-    const { asset, read } = await d.jobs.asset(account, listed.id, job.product);
+    const { asset, read } = await d.results.asset(account, listed.id, job.product);
     const name = job.product === 'analyse' ? `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` : (asset.outputName ?? asset.name);
     sendFile(ctx as Ctx, { size: asset.size, mimeType: asset.mimeType, name }, read);
   });

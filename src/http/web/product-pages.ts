@@ -5,9 +5,11 @@
 import { Router } from '@koa/router';
 import { AppError } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
+import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
 import type { Account, Product } from '../../domain/ports.ts';
@@ -22,7 +24,9 @@ import { productFormView, type FormLimits } from './views/forms.ts';
 export interface ProductPageDeps {
   sessions: Sessions;
   uploads: Uploads;
+  directUploads: DirectUploads;
   jobs: Jobs;
+  results: JobResults;
   webSessions: WebSessions;
   formLimits: FormLimits;
 }
@@ -92,7 +96,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
               const step = steps[field];
               if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
-              await d.uploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
             },
             fields,
           );
@@ -122,21 +126,21 @@ async function underLimits<T>(ctx: Ctx, account: Account, work: () => Promise<T>
   const limits = ctx.state.limits;
   if (!limits) return work();
   const declared = Number(ctx.get('content-length') || 0) || 0;
-  const uploadRefusal = limits.startUpload(account.id, declared);
+  const uploadRefusal = await limits.startUpload(account.id, declared);
   if (uploadRefusal) throw refusalError(uploadRefusal);
   const mark = ctx.req.socket.bytesRead;
   let started = false;
   try {
-    const jobRefusal = limits.startJob(account.id);
+    const jobRefusal = await limits.startJob(account.id);
     if (jobRefusal) throw refusalError(jobRefusal);
     try {
       const out = await work();
       started = true;
       return out;
     } finally {
-      if (!started) limits.refundJob(account.id);
+      if (!started) await limits.refundJob(account.id);
     }
   } finally {
-    limits.endUpload(account.id, declared, Math.min(declared, ctx.req.socket.bytesRead - mark));
+    await limits.endUpload(account.id, declared, Math.min(declared, ctx.req.socket.bytesRead - mark));
   }
 }

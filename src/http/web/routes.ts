@@ -5,9 +5,11 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../../config.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
+import type { JobResults } from '../../domain/job-results.ts';
 import type { SelfService } from '../../domain/self-service.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { Uploads } from '../../domain/uploads.ts';
+import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
 import type { Logger } from '../../log.ts';
@@ -27,7 +29,9 @@ export interface WebDeps {
   apiKeys: ApiKeys;
   sessions: Sessions;
   uploads: Uploads;
+  directUploads: DirectUploads;
   jobs: Jobs;
+  results: JobResults;
   webSessions: WebSessions;
   selfService: SelfService;
 }
@@ -45,7 +49,7 @@ function shortDuration(ms: number): string {
 function accountRequests(): Mw {
   return async (ctx, next) => {
     const account = ctx.state.web?.account;
-    const refused = account && ctx.state.limits?.request(account.id);
+    const refused = account && (await ctx.state.limits?.request(account.id));
     if (refused) throw refusalError(refused);
     await next();
   };

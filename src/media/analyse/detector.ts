@@ -4,6 +4,7 @@
 import type { MediaLimits } from '../limits.ts';
 import type { Probe } from '../probe.ts';
 import type { FaceDetection } from './faces/detect.ts';
+import type { GradeRule } from './grade.ts';
 import type { PixelImage } from './steganalysis/types.ts';
 import type { TextReading } from './text/types.ts';
 
@@ -79,9 +80,22 @@ export interface AnalyseInput {
   text(): Promise<TextReading>;
 }
 
+/**
+ * A detector, with everything the pipeline (index.ts) needs to know about it: adding one is
+ * writing its file and listing it in DETECTORS.
+ */
 export interface Detector<V> {
-  /** snake_case; also the key of its verdict in the result, where it has one. */
+  /** snake_case: the key of its verdict under the file's `verdicts`, its timing's key, and
+   *  the `detector` of its findings. Unique among the detectors. */
   name: string;
+  /** Where its verdict stands among the file's `verdicts` (ascending; the report page shows
+   *  the checks in this order). Independent of the order the detectors run in. */
+  verdictOrder: number;
+  /** Videos: a null verdict (no answer) is shown as { applicable: false, reason } with the
+   *  detector's first finding as the reason, since clients read its fields on videos. */
+  explainNoAnswerOnVideo?: boolean;
+  /** Its part of the A-F grade (grade.ts adds the parts up); absent: it never moves the grade. */
+  grade?: GradeRule<V>;
   run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<V>>;
 }
 

@@ -1,65 +1,56 @@
 // The A-F grade of one analysed file, from the rubric in the README: points are taken off
 // for provenance, manipulation, hidden content and privacy exposure; a check that gave no
 // answer never counts as clean, so a file whose key checks could not run cannot get an A.
+// Each detector declares its own part of the rubric (Detector.grade: the points its verdict
+// takes off and why, whether its no-answer or its weak evidence rules out an A); this file
+// only adds them up, orders the reasons and turns points into a letter.
 import type { Finding } from './detector.ts';
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
 
-export interface GradeInput {
-  c2pa: { verdict: string; trusted?: boolean } | null;
-  aiGeneration: { verdict: string } | null;
-  forensic: { verdict: string } | null;
-  /** lsb.evidence 'weak': one steganalysis family only, never points, but no A either */
-  hiddenContent: { suspected: boolean | null; lsb?: { evidence?: string | null } | null } | null;
-  privacy: { highest: string | null } | null;
-  /** What readable text exposes (e-mail, phone: high; plate, badge, sign: medium). */
-  text?: { exposures: { severity: string }[] } | null;
-  /** Videos only (images: absent, or { applicable: false }). */
-  videoTamper?: { applicable: boolean; suspected?: boolean; breaks?: { kind: string }[] } | null;
-  audioSplice?: { applicable: boolean; suspected?: boolean } | null;
+/** The rubric's sections, in the order their reasons are listed in grade_reasons (within a
+ *  section: the order the detectors run in). */
+export const GRADE_SECTIONS = ['provenance', 'manipulation', 'hidden_content', 'privacy', 'splicing'] as const;
+export type GradeSection = (typeof GRADE_SECTIONS)[number];
+
+/** Points taken off the grade (0 for a cap), with the plain-language reason. */
+export interface GradeReason {
+  points: number;
+  reason: string;
+}
+
+/** A detector's part of the grade, from its own verdict (null: the check gave no answer). */
+export interface GradeRule<V> {
+  section: GradeSection;
+  /** What the verdict takes off, each with its reason; [] when it takes nothing. */
+  points(verdict: V | null): GradeReason[];
+  /** The check's name in the cap reason ("manipulation") when it gave no answer and a file
+   *  without its answer cannot get an A; null when it answered (or its answer is not needed). */
+  unanswered?(verdict: V | null): string | null;
+  /** A reason the file cannot get an A although nothing took points off and every needed
+   *  check answered ("Capped at B: ..."); null when there is none. */
+  noA?(verdict: V | null): string | null;
 }
 
 export interface GradeResult {
   grade: Grade;
   points: number;
   /** Why the grade is what it is, in plain words: each reason took points off or capped it. */
-  reasons: { points: number; reason: string }[];
+  reasons: GradeReason[];
 }
 
-export function grade(v: GradeInput): GradeResult {
-  const reasons: GradeResult['reasons'] = [];
-  const off = (points: number, reason: string) => reasons.push({ points, reason });
-
-  if (v.c2pa?.verdict === 'invalid') off(3, 'C2PA provenance is present but does not validate: the file changed after it was signed, or the signature is broken.');
-  if (v.aiGeneration?.verdict === 'declared_aigc') off(2, 'The file declares that it was made by a generative AI.');
-  else if (v.aiGeneration?.verdict === 'possible_aigc') off(1, 'Metadata points to a generative AI tool.');
-
-  if (v.forensic?.verdict === 'likely_manipulated') off(3, 'Forensic maps show likely manipulation.');
-  else if (v.forensic?.verdict === 'possibly_manipulated') off(1, 'Forensic maps show possible manipulation.');
-
-  if (v.hiddenContent?.suspected === true) off(3, 'Hidden content is suspected.');
-
-  if (v.privacy?.highest === 'high') off(2, 'The metadata exposes the location, the device or the people behind the file.');
-  else if (v.privacy?.highest === 'medium') off(1, 'The metadata exposes details about the device or the editing.');
-
-  const said = v.text?.exposures ?? [];
-  if (said.some((x) => x.severity === 'high')) off(2, 'Readable text in the picture exposes its owner (an e-mail address or a phone number).');
-  else if (said.length) off(1, 'Readable text in the picture may identify a person or a place (a plate, a name tag or a street sign).');
-
-  if (v.videoTamper?.applicable && v.videoTamper.suspected) {
-    // a broken stream (timestamps, frame size) is stronger evidence than a picture jump alone
-    const structural = v.videoTamper.breaks?.some((b) => b.kind !== 'scene_discontinuity');
-    if (structural) off(2, 'The video stream breaks (timestamp gaps, or a frame size, format or encoder change): frames may have been removed, or recordings joined.');
-    else off(1, 'The picture jumps abruptly where two recordings may have been joined.');
-  }
-  if (v.audioSplice?.applicable && v.audioSplice.suspected) off(1, 'The audio breaks abruptly: another recording may have been spliced in.');
-
+/** Grades a file from its detectors' rules and verdicts, given in the order the detectors ran. */
+export function grade(parts: readonly { rule: GradeRule<unknown>; verdict: unknown }[]): GradeResult {
+  // a stable sort: within a section, the run order
+  const ordered = [...parts].sort((a, b) => GRADE_SECTIONS.indexOf(a.rule.section) - GRADE_SECTIONS.indexOf(b.rule.section));
+  const reasons: GradeReason[] = ordered.flatMap((p) => p.rule.points(p.verdict));
   const points = reasons.reduce((n, r) => n + r.points, 0);
   let g: Grade = points === 0 ? 'A' : points === 1 ? 'B' : points === 2 ? 'C' : points <= 4 ? 'D' : 'F';
-  const unanswered = [v.forensic === null && 'manipulation', v.hiddenContent === null || v.hiddenContent.suspected === null ? 'hidden content' : false].filter(Boolean);
-  if (g === 'A' && !unanswered.length && v.hiddenContent?.lsb?.evidence === 'weak') {
+  const unanswered = ordered.map((p) => p.rule.unanswered?.(p.verdict) ?? null).filter((x): x is string => !!x);
+  const noA = unanswered.length ? [] : ordered.map((p) => p.rule.noA?.(p.verdict) ?? null).filter((x): x is string => !!x);
+  if (g === 'A' && noA.length) {
     g = 'B';
-    reasons.push({ points: 0, reason: 'Capped at B: the steganalysis saw weak signs of LSB replacement that a second method did not confirm.' });
+    reasons.push(...noA.map((reason) => ({ points: 0, reason })));
   }
   if (g === 'A' && unanswered.length) {
     g = 'B';

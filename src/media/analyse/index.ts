@@ -1,6 +1,9 @@
 // The analyse pipeline for one file: probe, run every detector (each on its own; one that
 // fails or does not apply gives a null verdict and a finding, and the others go on), write a
 // stripped display image, and grade. Returns plain data; asset files stay in the out folder.
+// Nothing here is about one detector in particular: each declares its verdict key (its name),
+// its place among the verdicts and its part of the grade (detector.ts), except for the four
+// summary counts, which are fields of the result's schema (summary() below).
 import path from 'node:path';
 import sharp from 'sharp';
 import type { MediaLimits } from '../limits.ts';
@@ -8,20 +11,21 @@ import { probe } from '../probe.ts';
 import type { AnalyseOptions, AssetFile, Detector, DetectorResult, Finding } from './detector.ts';
 import { aiGenerationDetector } from './detectors/ai-generation.ts';
 import { c2paDetector } from './detectors/c2pa.ts';
-import { facesDetector } from './detectors/faces.ts';
+import { facesDetector, type FacesVerdict } from './detectors/faces.ts';
 import { fingerprintDetector } from './detectors/fingerprint.ts';
-import { hiddenContentDetector } from './detectors/hidden-content.ts';
+import { hiddenContentDetector, type HiddenContentVerdict } from './detectors/hidden-content.ts';
 import { manipulationDetector } from './detectors/manipulation.ts';
 import { privacyDetector } from './detectors/privacy.ts';
-import { watermarkDetector } from './detectors/watermark.ts';
-import { textDetector } from './detectors/text.ts';
+import { watermarkDetector, type WatermarkVerdict } from './detectors/watermark.ts';
+import { textDetector, type TextVerdict } from './detectors/text.ts';
 import { audioSpliceDetector } from './detectors/audio-splice.ts';
 import { videoTamperDetector } from './detectors/video-tamper.ts';
 import { notApplicable } from './video/not-applicable.ts';
 import { grade, SEVERITY_ORDER, type Grade, type GradeResult } from './grade.ts';
 import { analyseInput } from './input.ts';
 
-/** In the order they run; names are the keys of their verdicts. */
+/** In the order they run (their findings, of one severity, and their assets come in this
+ *  order); names are the keys of their verdicts. */
 export const DETECTORS: readonly Detector<unknown>[] = [privacyDetector, fingerprintDetector, c2paDetector, aiGenerationDetector, hiddenContentDetector, manipulationDetector, facesDetector, textDetector, watermarkDetector, videoTamperDetector, audioSpliceDetector];
 
 const DISPLAY_MAX = 1280;
@@ -61,36 +65,41 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
   const display = await displayImage(input, options.outDir).catch(() => undefined);
   if (display) assets.unshift(display);
 
-  const v = (name: string) => results[name]?.verdict as never;
-  const g = grade({ c2pa: v('c2pa'), aiGeneration: v('ai_generation'), forensic: v('forensic'), hiddenContent: v('hidden_content'), privacy: v('privacy'), text: v('text'), videoTamper: v('video_tamper'), audioSplice: v('audio_splice') });
+  const g = grade(DETECTORS.flatMap((d) => (d.grade ? [{ rule: d.grade, verdict: results[d.name].verdict }] : [])));
   const findings = DETECTORS.flatMap((d) => results[d.name].findings).sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
-  const hidden = v('hidden_content') as { suspected: boolean | null } | null;
   // a video's verdicts that do not apply are objects saying so, never a bare null (clients read them)
-  const shown = (name: string) => (p.kind === 'video' ? notApplicable(v(name), results[name]?.findings ?? []) : v(name));
+  const shown = (d: Detector<unknown>) => (p.kind === 'video' && d.explainNoAnswerOnVideo ? notApplicable(results[d.name].verdict, results[d.name].findings) : results[d.name].verdict);
   return {
     grade: g.grade,
     grade_reasons: g.reasons,
-    face_count: (v('faces') as { count: number } | null)?.count ?? null,
-    text_region_count: (v('text') as { region_count: number } | null)?.region_count ?? null,
-    watermark_flagged: (v('watermark') as { flagged: boolean | null } | null)?.flagged ?? null,
-    steganography_suspected: hidden ? hidden.suspected : null,
-    verdicts: {
-      ai_generation: shown('ai_generation'),
-      c2pa: shown('c2pa'),
-      camera_fingerprint: shown('camera_fingerprint'),
-      forensic: shown('forensic'),
-      privacy: shown('privacy'),
-      hidden_content: shown('hidden_content'),
-      faces: v('faces'),
-      text: v('text'),
-      watermark: v('watermark'),
-      video_tamper: v('video_tamper'),
-      audio_splice: v('audio_splice'),
-      findings,
-    },
+    ...summary(<V,>(d: Detector<V>) => results[d.name]?.verdict as V | null),
+    verdicts: { ...Object.fromEntries(byVerdictOrder(DETECTORS).map((d) => [d.name, shown(d)])), findings },
     assets,
     media: { kind: p.kind, format: p.format, width: p.width, height: p.height },
     timings_ms: timings,
+  };
+}
+
+/** The detectors in the order their verdicts are listed (a stable sort: ties keep the run order). */
+export function byVerdictOrder<D extends { verdictOrder: number }>(detectors: readonly D[]): D[] {
+  return [...detectors].sort((a, b) => a.verdictOrder - b.verdictOrder);
+}
+
+/**
+ * The four counts beside the grade, each from one detector's verdict (null: that detector gave
+ * no answer). Kept explicit rather than declared by the detectors: they are named fields of the
+ * result's schema and of the report page, which a new detector could not add to anyway.
+ */
+function summary(verdictOf: <V>(d: Detector<V>) => V | null): Pick<FileAnalysis, 'face_count' | 'text_region_count' | 'watermark_flagged' | 'steganography_suspected'> {
+  const faces: FacesVerdict | null = verdictOf(facesDetector);
+  const text: TextVerdict | null = verdictOf(textDetector);
+  const watermark: WatermarkVerdict | null = verdictOf(watermarkDetector);
+  const hidden: HiddenContentVerdict | null = verdictOf(hiddenContentDetector);
+  return {
+    face_count: faces?.count ?? null,
+    text_region_count: text?.region_count ?? null,
+    watermark_flagged: watermark?.flagged ?? null,
+    steganography_suspected: hidden ? hidden.suspected : null,
   };
 }
 

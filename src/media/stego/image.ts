@@ -15,6 +15,7 @@ import { HEADER_REGION } from './positions.ts';
 import { IMAGE_DOMAIN, pixelSamples, type PixelInfo } from './pixels.ts';
 import { NOTHING_FOUND, capacityBytes, embed, extract, type SealingKeys } from './stream.ts';
 import { helperDecode, type DecodingRows } from './walk-helper.ts';
+import type { PassphraseKeys } from './keys.ts';
 
 export type StegoImageFormat = 'png' | 'webp' | 'avif';
 export const STEGO_IMAGE_FORMATS: readonly StegoImageFormat[] = ['png', 'webp', 'avif'];
@@ -145,7 +146,7 @@ export interface RevealedFile {
 }
 
 /** Reveals every secret; any failure at all is the same NOTHING_FOUND error. */
-export async function revealFromImage(file: string, passphrase: string, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
+export async function revealFromImage(file: string, passphrase: string | PassphraseKeys, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
   let secrets: Secret[];
   try {
     const p = await probe(file, ctx.limits, ctx);

@@ -7,9 +7,9 @@
 // the stream is indistinguishable from random: no magic, no clear length, no clear version.
 // Samples change by ±1 (LSB matching, never replacement); matrix embedding makes the number of
 // changed samples small when the payload is small against the capacity.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { MediaError } from '../errors.ts';
-import { SALT_BYTES, locatorKey, sealKey } from './keys.ts';
+import { SALT_BYTES, keysOf, type PassphraseKeys, type SealingKeys } from './keys.ts';
 import { HEADER_REGION, MAX_FILL, Strata, headerPositions } from './positions.ts';
 import { helperSyndromes, type WalkPlan } from './walk-helper.ts';
 
@@ -52,21 +52,6 @@ export function blocksFor(bits: number, p: number): number {
   return Math.ceil(bits / p);
 }
 
-interface Keys {
-  locator: Buffer;
-  header: Buffer;
-  payload: Buffer;
-}
-
-async function keys(passphrase: string, salt: Uint8Array, domain: string): Promise<Keys> {
-  const seal = await sealKey(passphrase, salt);
-  return {
-    locator: locatorKey(passphrase, domain),
-    header: Buffer.from(hkdfSync('sha256', seal, Buffer.alloc(0), 'obscura/stego/header/v1', 32)),
-    payload: Buffer.from(hkdfSync('sha256', seal, Buffer.alloc(0), 'obscura/stego/payload/v1', 32)),
-  };
-}
-
 function gcm(key: Buffer, nonce: Buffer, plain: Buffer): Buffer {
   const c = createCipheriv('aes-256-gcm', key, nonce);
   return Buffer.concat([c.update(plain), c.final(), c.getAuthTag()]);
@@ -82,17 +67,7 @@ function ungcm(key: Buffer, nonce: Buffer, sealed: Buffer): Buffer | undefined {
   }
 }
 
-/** Fresh keys for one hide: a random salt and what argon2id makes of it. */
-export interface SealingKeys {
-  salt: Buffer;
-  keys: Keys;
-}
-
-/** Starts the (slow) key derivation; callers may decode the cover meanwhile. */
-export async function sealingKeys(passphrase: string, domain: string): Promise<SealingKeys> {
-  const salt = randomBytes(SALT_BYTES);
-  return { salt, keys: await keys(passphrase, salt, domain) };
-}
+export { sealingKeys, type SealingKeys } from './keys.ts';
 
 /** Seals a container for embedding: the header bytes, the payload bytes, and the locator key. */
 export function seal(k: SealingKeys, container: Buffer, units = 1, p = 0): { header: Buffer; payload: Buffer; locator: Buffer; p: number } {
@@ -109,12 +84,12 @@ export function seal(k: SealingKeys, container: Buffer, units = 1, p = 0): { hea
 /** Opens a header read from a cover; undefined when the passphrase does not fit. */
 export async function openHeader(
   bytes: Buffer,
-  passphrase: string,
+  passphrase: string | PassphraseKeys,
   domain: string,
 ): Promise<{ header: StreamHeader; payloadKey: Buffer; nonce: Buffer } | undefined> {
   const salt = bytes.subarray(0, SALT_BYTES);
   const nonce = bytes.subarray(SALT_BYTES, SALT_BYTES + NONCE_BYTES);
-  const k = await keys(passphrase, salt, domain);
+  const k = await keysOf(passphrase).open(salt, domain);
   const plain = ungcm(k.header, nonce, bytes.subarray(SALT_BYTES + NONCE_BYTES, HEADER_BYTES));
   if (!plain) return undefined;
   const header = { length: plain.readUInt32BE(0), p: plain[4], units: plain.readUInt32BE(5) };
@@ -325,14 +300,15 @@ export async function embed(samples: Samples, container: Buffer, keys: SealingKe
  * `samples` may still be decoding: given `top`, at least their first HEADER_REGION, the header is
  * read from that and argon2id runs while the rest decodes.
  */
-export async function extract(samples: Samples | Promise<Samples>, passphrase: string, domain: string, top?: Samples): Promise<Buffer> {
+export async function extract(samples: Samples | Promise<Samples>, passphrase: string | PassphraseKeys, domain: string, top?: Samples): Promise<Buffer> {
+  const keys = keysOf(passphrase);
   const nothing = () => new MediaError('nothing_found', NOTHING_FOUND);
   if (samples instanceof Promise) samples.catch(() => {}); // awaited below, unless the header fails first
   const headFrom = top && top.length >= HEADER_REGION ? top : await samples;
   if (Math.floor(headFrom.length * MAX_FILL) < HEADER_BITS) throw nothing();
-  const locator = locatorKey(passphrase, domain);
+  const locator = await keys.locator(domain);
   const head = headerPositions(locator, headFrom.length, HEADER_BITS);
-  const opened = await openHeader(readPlain(headFrom, head, HEADER_BYTES), passphrase, domain);
+  const opened = await openHeader(readPlain(headFrom, head, HEADER_BYTES), keys, domain);
   if (!opened) throw nothing();
   const all = await samples;
   const n = all.length;

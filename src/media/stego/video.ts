@@ -13,7 +13,7 @@ import { MediaError, abortedError } from '../errors.ts';
 import { runTool } from '../tools.ts';
 import { probe, type Probe } from '../probe.ts';
 import { pack, unpack, type Secret } from './container.ts';
-import { locatorKey } from './keys.ts';
+import { keysOf, type PassphraseKeys } from './keys.ts';
 import { MAX_FILL, Strata, headerPositions } from './positions.ts';
 import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
 import type { HideResult, RevealedFile, StegoContext } from './image.ts';
@@ -139,14 +139,15 @@ export async function hideInVideo(cover: string, secrets: Secret[], keys: Promis
   };
 }
 
-export async function revealFromVideo(file: string, passphrase: string, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
+export async function revealFromVideo(file: string, passphrase: string | PassphraseKeys, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
   let secrets: Secret[];
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'video') throw new Error('not a video');
     const S = p.width * p.height * 3;
     if (!S) throw new Error('no size');
-    const locator = locatorKey(passphrase, VIDEO_DOMAIN);
+    const keys = keysOf(passphrase);
+    const locator = await keys.locator(VIDEO_DOMAIN);
     const dec = decoder(file, ctx);
     let opened: Awaited<ReturnType<typeof openHeader>>;
     let sealedBuf: Buffer | undefined;
@@ -158,7 +159,7 @@ export async function revealFromVideo(file: string, passphrase: string, outDir: 
         const space = frame; // rgb24: every sample carries
         if (f === 0) {
           head = headerPositions(locator, S, HEADER_BITS);
-          opened = await openHeader(readPlain(space, head, HEADER_BYTES), passphrase, VIDEO_DOMAIN);
+          opened = await openHeader(readPlain(space, head, HEADER_BYTES), keys, VIDEO_DOMAIN);
           if (!opened) throw new Error('no header');
           sealedBuf = Buffer.alloc(opened.header.length);
           q = Math.ceil((opened.header.length * 8) / opened.header.units);

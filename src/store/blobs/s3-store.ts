@@ -23,6 +23,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
+  CreateBucketCommand,
+  HeadBucketCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
@@ -187,6 +189,21 @@ export class S3BlobStore implements BlobStore {
 
   get client(): S3Client {
     return this.#s3;
+  }
+
+  /**
+   * At start: the bucket answers with these credentials, or is made (a fresh store). Refused
+   * credentials or an unreachable endpoint stop the start here, not at the first upload.
+   */
+  async ensureBucket(): Promise<void> {
+    try {
+      await this.#s3.send(new HeadBucketCommand({ Bucket: this.#bucket }));
+      return;
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (status !== 404) throw new Error(`the blob store's bucket cannot be reached (${status ? `HTTP ${status}` : (err as Error).name}): check OBSCURA_BLOB_URL and the AWS_* credentials`);
+    }
+    await this.#s3.send(new CreateBucketCommand({ Bucket: this.#bucket }));
   }
 
   async create(id: string): Promise<void> {

@@ -44,6 +44,11 @@ export class PostgresAccounts implements AccountRepository {
     return rows[0] && toAccount(rows[0]);
   }
 
+  async list(after: string, limit: number): Promise<Account[]> {
+    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, limit]);
+    return rows.map(toAccount);
+  }
+
   async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {
     const sets: string[] = [];
     const values: Param[] = [];

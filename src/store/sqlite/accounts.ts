@@ -39,6 +39,10 @@ export class SqliteAccounts implements AccountRepository {
     return r && toAccount(r);
   }
 
+  async list(after: string, limit: number): Promise<Account[]> {
+    return (this.db.prepare('SELECT * FROM accounts WHERE id > ? ORDER BY id LIMIT ?').all(after, limit) as unknown as Row[]).map(toAccount);
+  }
+
   async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {
     if ('verifiedAt' in fields) this.db.prepare('UPDATE accounts SET verified_at = ? WHERE id = ?').run(fields.verifiedAt ?? null, id);
     if ('deactivatedAt' in fields)

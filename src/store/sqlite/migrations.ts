@@ -165,4 +165,18 @@ export const migrations: Migration[] = [
       UPDATE jobs SET lease_until = 0 WHERE state = 'processing';
     `,
   },
+  {
+    version: 7,
+    // Rate counters shared by every instance (an account's requests, job starts and bytes): a
+    // fixed window per key. The embedded engine counts in memory and leaves this table empty;
+    // it exists in both so that the two schemas stay one numbered list.
+    sql: `
+      CREATE TABLE rate_counters (
+        key TEXT PRIMARY KEY,
+        window_start INTEGER NOT NULL,
+        window_ms INTEGER NOT NULL,
+        used INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -1,55 +1,39 @@
-// The input schemas of the tools that start jobs, from the same tables the REST API checks
-// against (convert formats, fits and bounds, hide's lossless outputs). get_capabilities
-// publishes them as each product's options.
+// The input schemas of the tools that start jobs, derived from the REST start bodies
+// (schemas/jobs.ts): the same option fields, the same refusals and the same "Unknown option"
+// message, made by the same strictBody. get_capabilities publishes them as each product's options.
 import { z } from 'zod';
-import { FITS, IMAGE_TARGETS, MAX_DIMENSION, REDACT_STYLES, REDACT_TARGETS, VIDEO_TARGETS } from '../../../media/convert/options.ts';
-import { STEGO_IMAGE_FORMATS } from '../../../media/stego/image.ts';
-import { STEGO_VIDEO_FORMATS } from '../../../media/stego/video.ts';
-
-const list = <T extends string>(values: readonly T[]) => values as unknown as [T, ...T[]];
+import { START_OPTIONS, expiryField } from '../../schemas/jobs.ts';
+import { strictBody } from '../../schemas/validate.ts';
 
 export const uploadUid = z.string().min(1).max(64).describe('the upload_uid create_session gave');
-const expiry = z
-  .string()
-  .regex(/^\d{1,4}[mhd]$/, 'a duration such as "1h", "1d" or "7d"')
-  .optional()
-  .describe('how long the results stay downloadable, e.g. "1h", "1d", "7d" (at least 10m; default and maximum in get_capabilities)');
-const password = z.string().min(1).max(1024).describe('the passphrase; never stored, erased when the job ends');
 
-export const hideInput = z.strictObject({
-  upload_uid: uploadUid,
-  password,
-  output_format: z
-    .enum(list([...STEGO_IMAGE_FORMATS, ...STEGO_VIDEO_FORMATS]))
-    .optional()
-    .describe(`lossless output: ${STEGO_IMAGE_FORMATS.join(', ')} for an image cover (default png), ${STEGO_VIDEO_FORMATS.join(', ')} for a video cover (default mkv)`),
-  expiry,
-});
+/**
+ * A REST field as a tool argument: optional rather than nullable (a tool caller leaves an
+ * option out; JSON clients of REST may send null for "not set"), with its checks and words.
+ */
+function argument(field: z.ZodType): z.ZodType {
+  const description = field.description;
+  let inner = field;
+  let optional = false;
+  for (;;) {
+    if (inner instanceof z.ZodOptional) optional = true;
+    else if (inner instanceof z.ZodNullable) optional = true;
+    else break;
+    inner = inner.unwrap() as z.ZodType;
+  }
+  const arg = optional ? inner.optional() : inner;
+  return description === undefined ? arg : arg.describe(description);
+}
 
-export const revealInput = z.strictObject({ upload_uid: uploadUid, password, expiry });
+type Arguments<S extends z.ZodRawShape> = { [K in keyof S]: z.ZodType<Exclude<z.output<S[K]>, null>, Exclude<z.input<S[K]>, null>> };
 
-export const analyseInput = z.strictObject({
-  upload_uid: uploadUid,
-  forensic_depth: z.enum(['standard', 'deep']).optional().describe('deep adds copy-move detection, Sample Pairs steganalysis and full-resolution maps'),
-  tips: z.boolean().optional().describe('a plain-language tip with each finding (default true)'),
-  face_detection: z.boolean().optional(),
-  text_detection: z.boolean().optional(),
-  face_sensitivity: z.union([z.number().min(0).max(1), z.enum(['low', 'medium', 'high'])]).optional(),
-  expiry,
-});
+/** A start tool's input: upload_uid, the product's REST options as arguments, then expiry. */
+function startInput<S extends z.ZodRawShape>(options: { shape: S; tail: string }) {
+  const args = Object.fromEntries(Object.entries(options.shape).map(([k, field]) => [k, argument(field as z.ZodType)])) as Arguments<S>;
+  return strictBody({ upload_uid: uploadUid, ...args, expiry: argument(expiryField()) }, 'option', options.tail);
+}
 
-const dimension = z.number().int().min(1).max(MAX_DIMENSION);
-export const convertInput = z.strictObject({
-  upload_uid: uploadUid,
-  image_format: z.enum(list(IMAGE_TARGETS)).optional().describe('for images; give this or video_format'),
-  video_format: z.enum(list(VIDEO_TARGETS)).optional().describe('for videos; give this or image_format'),
-  quality: z.number().int().min(1).max(100).optional(),
-  width: dimension.optional().describe('pixels'),
-  height: dimension.optional().describe('pixels'),
-  fit: z.enum(list(FITS)).optional().describe('how width and height apply (default inside)'),
-  upscale: z.boolean().optional().describe('enlarge when smaller than width/height (default false)'),
-  lossless: z.boolean().optional().describe('where the format has a lossless mode'),
-  redact: z.array(z.enum(list(REDACT_TARGETS))).max(REDACT_TARGETS.length).optional().describe('blur or fill every detected face and/or text region (images, and every frame of a video)'),
-  redact_style: z.enum(list(REDACT_STYLES)).optional().describe('blur (default) or fill (solid boxes)'),
-  expiry,
-});
+export const hideInput = startInput(START_OPTIONS.hide);
+export const revealInput = startInput(START_OPTIONS.reveal);
+export const analyseInput = startInput(START_OPTIONS.analyse);
+export const convertInput = startInput(START_OPTIONS.convert);

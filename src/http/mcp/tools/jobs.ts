@@ -4,7 +4,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Product } from '../../../domain/ports.ts';
-import { startView } from '../../api/results.ts';
+import { jobView, startView } from '../../api/results.ts';
 import type { ToolCall } from '../call.ts';
 import { output } from '../output.ts';
 import { keyed } from '../result.ts';
@@ -79,7 +79,7 @@ export function jobTools(server: McpServer, call: ToolCall): void {
     keyed(call, async ({ upload_uid, wait }: { upload_uid: string; wait?: number }, account) => {
       const product = (await sessions.get(account, upload_uid)).type; // a session's type is its product
       const job = await jobs.latest(account, upload_uid, product);
-      return jobs.view(await jobs.settle(job, (wait ?? 0) * 1000, call.signal));
+      return jobView(await jobs.settle(job, (wait ?? 0) * 1000, call.signal));
     }),
   );
 }

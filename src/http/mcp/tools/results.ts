@@ -13,7 +13,7 @@ import { analyseShape, resultsShape } from '../shapes.ts';
 import { uploadUid } from './inputs.ts';
 
 export function resultTools(server: McpServer, call: ToolCall): void {
-  const { jobs, sessions } = call.deps;
+  const { jobs, results, sessions } = call.deps;
 
   server.registerTool(
     'get_job_results',
@@ -31,7 +31,7 @@ export function resultTools(server: McpServer, call: ToolCall): void {
         throw new AppError('invalid', 'analyse_session', 'An analysis answers one report per file: call get_analyse_result with this upload_uid.');
       }
       const job = await jobs.latest(account, upload_uid, type);
-      return type === 'convert' ? await convertResults(call.ctx, jobs, job) : await stegoResults(call.ctx, jobs, job);
+      return type === 'convert' ? await convertResults(call.ctx, results, job) : await stegoResults(call.ctx, results, job);
     }),
   );
 
@@ -50,7 +50,7 @@ export function resultTools(server: McpServer, call: ToolCall): void {
         throw new AppError('invalid', 'invalid_input', 'Give either job_uid or upload_uid.');
       }
       const job = job_uid !== undefined ? await jobs.byUid(account, job_uid, 'analyse') : await jobs.latest(account, upload_uid!, 'analyse');
-      return await analyseResult(call.ctx, jobs, job);
+      return await analyseResult(call.ctx, results, job);
     }),
   );
 }

@@ -9,9 +9,10 @@ import { output } from '../output.ts';
 import { keyed } from '../result.ts';
 import { deletedShape, filesShape, sessionShape } from '../shapes.ts';
 import { uploadUid } from './inputs.ts';
+import { fileView, sessionView } from '../../api/sessions.ts';
 
 export function sessionTools(server: McpServer, call: ToolCall): void {
-  const { sessions, uploads, jobs } = call.deps;
+  const { sessions, uploads, results } = call.deps;
 
   server.registerTool(
     'create_session',
@@ -23,7 +24,7 @@ export function sessionTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(sessionShape),
       annotations: { title: 'Create a session', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    keyed(call, async ({ type }: { type: SessionType }, account) => sessions.describe(await sessions.create(account, type))),
+    keyed(call, async ({ type }: { type: SessionType }, account) => sessionView(await sessions.create(account, type), sessions.limits)),
   );
 
   server.registerTool(
@@ -37,7 +38,7 @@ export function sessionTools(server: McpServer, call: ToolCall): void {
     },
     keyed(call, async ({ upload_uid }: { upload_uid: string }, account) => {
       const session = await sessions.get(account, upload_uid);
-      return { upload_uid: session.id, files: await uploads.listFiles(session) };
+      return { upload_uid: session.id, files: (await uploads.listFiles(session)).map(fileView) };
     }),
   );
 
@@ -51,6 +52,6 @@ export function sessionTools(server: McpServer, call: ToolCall): void {
       outputSchema: output(deletedShape),
       annotations: { title: 'Delete a session', readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     },
-    keyed(call, async ({ upload_uid }: { upload_uid: string }, account) => ({ ...(await deleteSession({ sessions, uploads, jobs }, account, upload_uid)) })),
+    keyed(call, async ({ upload_uid }: { upload_uid: string }, account) => ({ ...(await deleteSession({ sessions, uploads, results }, account, upload_uid)) })),
   );
 }

@@ -104,6 +104,17 @@ const list = (signals: Signal[], n = 3) => signals.slice(0, n).map((s) => s.deta
 
 export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
   name: NAME,
+  verdictOrder: 10,
+  explainNoAnswerOnVideo: true,
+  grade: {
+    section: 'provenance',
+    points: (v) =>
+      v?.verdict === 'declared_aigc'
+        ? [{ points: 2, reason: 'The file declares that it was made by a generative AI.' }]
+        : v?.verdict === 'possible_aigc'
+          ? [{ points: 1, reason: 'Metadata points to a generative AI tool.' }]
+          : [],
+  },
   async run(input, options): Promise<DetectorResult<AiGenerationVerdict>> {
     throwIfAborted(options.signal);
     const [reading, tags] = await Promise.all([c2paOf(input, options), input.tags().catch(() => null)]);

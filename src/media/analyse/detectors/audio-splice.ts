@@ -19,6 +19,11 @@ const KIND_LABEL: Record<AudioBreak['kind'], string> = {
 
 export const audioSpliceDetector: Detector<AudioSpliceVerdict> = {
   name: NAME,
+  verdictOrder: 110,
+  grade: {
+    section: 'splicing',
+    points: (v) => (v?.applicable && v.suspected ? [{ points: 1, reason: 'The audio breaks abruptly: another recording may have been spliced in.' }] : []),
+  },
   async run(input, options): Promise<DetectorResult<AudioSpliceVerdict>> {
     if (input.probe.kind !== 'video') return { verdict: { applicable: false, reason: 'Only the audio of videos is checked for splices.' }, findings: [], assets: [] };
     if (!input.probe.hasAudio) {

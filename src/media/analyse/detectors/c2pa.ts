@@ -65,6 +65,12 @@ const by = (signer: string | null, at: string | null) => (signer ? ` by ${signer
 
 export const c2paDetector: Detector<C2paVerdict> = {
   name: NAME,
+  verdictOrder: 20,
+  explainNoAnswerOnVideo: true,
+  grade: {
+    section: 'provenance',
+    points: (v) => (v?.verdict === 'invalid' ? [{ points: 3, reason: 'C2PA provenance is present but does not validate: the file changed after it was signed, or the signature is broken.' }] : []),
+  },
   async run(input, options): Promise<DetectorResult<C2paVerdict>> {
     throwIfAborted(options.signal);
     const reading = await c2paOf(input, options);

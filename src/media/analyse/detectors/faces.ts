@@ -20,6 +20,7 @@ const NAME = 'faces';
 
 export const facesDetector: Detector<FacesVerdict> = {
   name: NAME,
+  verdictOrder: 70,
   async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<FacesVerdict>> {
     if (options.faces && !options.faces.enabled) {
       return noAnswer(NAME, 'Face detection was not asked for (face_detection is false): the face count is null, not zero.');

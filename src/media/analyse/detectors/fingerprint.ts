@@ -573,6 +573,8 @@ async function run(input: AnalyseInput, options: AnalyseOptions): Promise<Detect
 
 export const fingerprintDetector: Detector<CameraFingerprint> = {
   name: NAME,
+  verdictOrder: 30,
+  explainNoAnswerOnVideo: true,
   async run(input, options) {
     try {
       return await run(input, options);

@@ -35,6 +35,15 @@ const BIG_CHUNK = 4096;
 
 export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
   name: NAME,
+  verdictOrder: 60,
+  explainNoAnswerOnVideo: true,
+  grade: {
+    section: 'hidden_content',
+    points: (v) => (v?.suspected === true ? [{ points: 3, reason: 'Hidden content is suspected.' }] : []),
+    unanswered: (v) => (v === null || v.suspected === null ? 'hidden content' : null),
+    // one steganalysis family only: never points, but no A either
+    noA: (v) => (v?.lsb?.evidence === 'weak' ? 'Capped at B: the steganalysis saw weak signs of LSB replacement that a second method did not confirm.' : null),
+  },
   async run(input, options): Promise<DetectorResult<HiddenContentVerdict>> {
     const findings: Finding[] = [];
     const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });

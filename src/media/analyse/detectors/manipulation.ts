@@ -87,6 +87,18 @@ export interface ForensicVerdict {
 
 export const manipulationDetector: Detector<ForensicVerdict> = {
   name: NAME,
+  verdictOrder: 40,
+  explainNoAnswerOnVideo: true,
+  grade: {
+    section: 'manipulation',
+    points: (v) =>
+      v?.verdict === 'likely_manipulated'
+        ? [{ points: 3, reason: 'Forensic maps show likely manipulation.' }]
+        : v?.verdict === 'possibly_manipulated'
+          ? [{ points: 1, reason: 'Forensic maps show possible manipulation.' }]
+          : [],
+    unanswered: (v) => (v === null ? 'manipulation' : null),
+  },
   async run(input: AnalyseInput, options: AnalyseOptions) {
     if (input.probe.kind === 'video') {
       // the same maps on the video's sampled frames (imported here: frame-checks imports this module's users)

@@ -120,6 +120,17 @@ const RULES: Rule[] = [
 
 export const privacyDetector: Detector<PrivacyVerdict> = {
   name: NAME,
+  verdictOrder: 50,
+  explainNoAnswerOnVideo: true,
+  grade: {
+    section: 'privacy',
+    points: (v) =>
+      v?.highest === 'high'
+        ? [{ points: 2, reason: 'The metadata exposes the location, the device or the people behind the file.' }]
+        : v?.highest === 'medium'
+          ? [{ points: 1, reason: 'The metadata exposes details about the device or the editing.' }]
+          : [],
+  },
   async run(input, options): Promise<DetectorResult<PrivacyVerdict>> {
     let tags: Tags;
     try {

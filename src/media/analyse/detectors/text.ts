@@ -25,6 +25,17 @@ const NAME = 'text';
 
 export const textDetector: Detector<TextVerdict> = {
   name: NAME,
+  verdictOrder: 80,
+  grade: {
+    // what readable text exposes (e-mail, phone: high; plate, badge, sign: medium)
+    section: 'privacy',
+    points: (v) => {
+      const said = v?.exposures ?? [];
+      if (said.some((x) => x.severity === 'high')) return [{ points: 2, reason: 'Readable text in the picture exposes its owner (an e-mail address or a phone number).' }];
+      if (said.length) return [{ points: 1, reason: 'Readable text in the picture may identify a person or a place (a plate, a name tag or a street sign).' }];
+      return [];
+    },
+  },
   async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<TextVerdict>> {
     if (options.text && !options.text.enabled) {
       return noAnswer(NAME, 'Text detection was not asked for (text_detection is false): the text region count is null, not zero.');

@@ -31,6 +31,16 @@ const KIND_LABEL: Record<VideoBreak['kind'], string> = {
 
 export const videoTamperDetector: Detector<VideoTamperVerdict> = {
   name: NAME,
+  verdictOrder: 100,
+  grade: {
+    section: 'splicing',
+    points: (v) => {
+      if (!v?.applicable || !v.suspected) return [];
+      // a broken stream (timestamps, frame size) is stronger evidence than a picture jump alone
+      if (v.breaks.some((b) => b.kind !== 'scene_discontinuity')) return [{ points: 2, reason: 'The video stream breaks (timestamp gaps, or a frame size, format or encoder change): frames may have been removed, or recordings joined.' }];
+      return [{ points: 1, reason: 'The picture jumps abruptly where two recordings may have been joined.' }];
+    },
+  },
   async run(input, options): Promise<DetectorResult<VideoTamperVerdict>> {
     if (input.probe.kind !== 'video') {
       return { verdict: { applicable: false, reason: 'Only videos are checked for frame-timing and scene breaks.' }, findings: [], assets: [] };

@@ -21,6 +21,7 @@ const NAME = 'watermark';
 
 export const watermarkDetector: Detector<WatermarkVerdict> = {
   name: NAME,
+  verdictOrder: 90,
   async run(input, options): Promise<DetectorResult<WatermarkVerdict>> {
     const findings: Finding[] = [];
     const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
