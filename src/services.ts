@@ -24,7 +24,7 @@ import { WebSessions } from './domain/web-sessions.ts';
 import { smtpMailer } from './store/mail/smtp.ts';
 import { createLogger, type Logger } from './log.ts';
 import { WorkerPool } from './queue/worker-pool.ts';
-import type { BlobStore } from './store/blobs/blob-store.ts';
+import type { BlobStore } from './domain/ports.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey, MasterKeyError } from './store/master-key.ts';
 import type { Repositories } from './domain/ports.ts';
@@ -65,7 +65,7 @@ export interface Services {
   /** What finished jobs leave, until it expires. */
   results: JobResults;
   pool: WorkerPool;
-  /** What one client may ask of the service, in memory, shared by the three listeners. */
+  /** What one client may ask of the service, shared by the three listeners (and, for accounts, by every instance). */
   rateLimits: RateLimits;
   /** People signed in to the web pages. */
   webSessions: WebSessions;
@@ -107,7 +107,9 @@ export async function createServices(config: Config, opts: { logDestination?: De
     sessions,
     limits: config.limits,
   });
-  await uploads.recover();
+  // a direct upload cut off by a crash is discarded at start; with many instances another one may
+  // be receiving it right now, so there the sweep ends it with its session instead
+  if (engine.singleInstance) await uploads.recover();
   const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url) });
   const jobs = new Jobs({
     rows: repos.jobs,

@@ -5,7 +5,7 @@ import { test } from './helpers/test.ts';
 import { tempDir } from './helpers/service.ts';
 import { filesContaining } from './helpers/files.ts';
 import { DEFAULT_FRAME_SIZE, EncryptedFileStore } from '../src/store/blobs/encrypted-file-store.ts';
-import { BlobNotFoundError, OffsetMismatchError, SizeLimitError } from '../src/store/blobs/blob-store.ts';
+import { BlobNotFoundError, OffsetMismatchError, SizeLimitError } from '../src/domain/ports.ts';
 import { IntegrityError, MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
 import { FRAME_OVERHEAD, HEADER_BYTES } from '../src/store/blobs/frames.ts';

@@ -2,10 +2,9 @@
 // they expire, then destroyed (by the sweep, or at once when their session is deleted). The
 // job's life up to its end is jobs.ts; this is everything after it.
 import type { Readable } from 'node:stream';
-import type { Sealer } from '../store/sealer.ts';
 import { AppError } from './errors.ts';
 import { TERMINAL, type AssetPrivate, type Sealed } from './jobs.ts';
-import type { Account, AssetRepository, AssetRow, BlobStore, JobRepository, JobRow, Product, SessionRow } from './ports.ts';
+import type { Account, AssetRepository, AssetRow, BlobStore, JobRepository, JobRow, Product, SessionRow, Sealer } from './ports.ts';
 
 export class JobResults {
   readonly #rows: JobRepository;

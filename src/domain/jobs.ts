@@ -21,9 +21,9 @@ import type {
   SessionRow,
   SessionType,
   UploadRow,
+  Sealer,
 } from './ports.ts';
 import type { Scratch } from '../store/scratch.ts';
-import type { Sealer } from '../store/sealer.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Sessions } from './sessions.ts';

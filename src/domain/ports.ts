@@ -348,3 +348,14 @@ export interface RateCounters {
   used(key: string, windowMs: number, now: number): Promise<{ used: number; msLeft: number }>;
 }
 
+// ---- sealing --------------------------------------------------------------------------
+
+/**
+ * Seals small row fields (file names, reports) under a key the instances hold and the engine
+ * never sees; `context` (the row's id) is bound in, so a sealed field cannot move to another row.
+ */
+export interface Sealer {
+  seal(context: string, value: unknown): Buffer;
+  open<T>(context: string, sealed: Buffer): T;
+}
+

@@ -16,8 +16,8 @@ import {
   type UploadRepository,
   type UploadRow,
   type UploadVia,
+  type Sealer,
 } from './ports.ts';
-import type { Sealer } from '../store/sealer.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { stepRules, type Sessions } from './sessions.ts';

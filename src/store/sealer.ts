@@ -2,11 +2,12 @@
 // them as plaintext. AES-256-GCM under a key derived from the master key; the row's id is
 // the associated data, so a sealed field cannot be moved to another row.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Sealer as SealerPort } from '../domain/ports.ts';
 import { IntegrityError } from './master-key.ts';
 
 const VERSION = 1;
 
-export class Sealer {
+export class Sealer implements SealerPort {
   readonly #key: Buffer;
 
   constructor(key: Buffer) {

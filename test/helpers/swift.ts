@@ -7,12 +7,12 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { makeS3Client } from '../../src/store/blobs/s3-store.ts';
+import { freePort as loopbackPort } from './child.ts';
 
 const run = promisify(execFile);
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -129,20 +129,10 @@ function takeLock(timeoutMs: number): Promise<Lock> {
   });
 }
 
-/** A loopback port below the ephemeral range, checked free by binding it (as test/helpers/child.ts). */
+/** A free loopback port (child.ts's) that is not one of Swift's own fixed ports. */
 async function freePort(): Promise<number> {
-  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-  const top = Math.max(2000, (Number.isFinite(low) ? low! : 32768) - 1);
-  for (let tries = 0; tries < 50; tries++) {
-    const port = 1024 + Math.floor(Math.random() * (top - 1024));
-    if (port >= 6200 && port <= 6202) continue;
-    if (port === 11211) continue;
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.createServer();
-      s.once('error', () => resolve(false));
-      s.listen({ port, host: '127.0.0.1', exclusive: true }, () => s.close(() => resolve(true)));
-    });
-    if (ok) return port;
+  for (;;) {
+    const port = await loopbackPort();
+    if (!(port >= 6200 && port <= 6202) && port !== 11211) return port;
   }
-  throw new Error('no free loopback port found below the ephemeral range');
 }

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import type { TusUploads } from '../../domain/uploads-tus.ts';
 import type { Account, SessionRow } from '../../domain/ports.ts';
-import { BlobNotFoundError } from '../../store/blobs/blob-store.ts';
+import { BlobNotFoundError } from '../../domain/ports.ts';
 
 export interface PendingCreate {
   account: Account;

@@ -20,7 +20,7 @@ import {
   type AppendOptions,
   type BlobStore,
   type ByteSource,
-} from './blob-store.ts';
+} from '../../domain/ports.ts';
 import { FRAME_OVERHEAD, FrameCodec, HEADER_BYTES, header, parseHeader } from './frames.ts';
 
 export interface EncryptedFileStoreOptions {

@@ -1,21 +1,6 @@
 import type { Account, AccountRepository } from '../../domain/ports.ts';
+import { toAccount, type AccountRecord } from '../rows.ts';
 import { query, type Param, type PgDb } from './db.ts';
-
-interface Row {
-  id: string;
-  email: string;
-  verified_at: number | null;
-  deactivated_at: number | null;
-  created_at: number;
-}
-
-const toAccount = (r: Row): Account => ({
-  id: r.id,
-  email: r.email,
-  verifiedAt: r.verified_at,
-  deactivatedAt: r.deactivated_at,
-  createdAt: r.created_at,
-});
 
 export class PostgresAccounts implements AccountRepository {
   private readonly db: PgDb;
@@ -35,17 +20,17 @@ export class PostgresAccounts implements AccountRepository {
 
   async byEmail(email: string): Promise<Account | undefined> {
     // lower(email) is what the unique index accounts_email holds: SQLite's COLLATE NOCASE
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM accounts WHERE lower(email) = lower($1)', [email]);
+    const { rows } = await query<AccountRecord>(this.db.pool, 'SELECT * FROM accounts WHERE lower(email) = lower($1)', [email]);
     return rows[0] && toAccount(rows[0]);
   }
 
   async byId(id: string): Promise<Account | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM accounts WHERE id = $1', [id]);
+    const { rows } = await query<AccountRecord>(this.db.pool, 'SELECT * FROM accounts WHERE id = $1', [id]);
     return rows[0] && toAccount(rows[0]);
   }
 
   async list(after: string, limit: number): Promise<Account[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, limit]);
+    const { rows } = await query<AccountRecord>(this.db.pool, 'SELECT * FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, limit]);
     return rows.map(toAccount);
   }
 

@@ -1,27 +1,6 @@
 import type { ApiKeyRepository, ApiKeyRow } from '../../domain/ports.ts';
+import { toKey, type ApiKeyRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  prefix: string;
-  last4: string;
-  digest: Buffer;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-}
-
-const toKey = (r: Row): ApiKeyRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  prefix: r.prefix,
-  last4: r.last4,
-  digest: r.digest,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
 
 export class PostgresApiKeys implements ApiKeyRepository {
   private readonly db: PgDb;
@@ -38,17 +17,17 @@ export class PostgresApiKeys implements ApiKeyRepository {
   }
 
   async byDigest(digest: Buffer): Promise<ApiKeyRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM api_keys WHERE digest = $1', [digest]);
+    const { rows } = await query<ApiKeyRecord>(this.db.pool, 'SELECT * FROM api_keys WHERE digest = $1', [digest]);
     return rows[0] && toKey(rows[0]);
   }
 
   async byId(id: string): Promise<ApiKeyRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM api_keys WHERE id = $1', [id]);
+    const { rows } = await query<ApiKeyRecord>(this.db.pool, 'SELECT * FROM api_keys WHERE id = $1', [id]);
     return rows[0] && toKey(rows[0]);
   }
 
   async listForAccount(accountId: string): Promise<ApiKeyRow[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq', [accountId]);
+    const { rows } = await query<ApiKeyRecord>(this.db.pool, 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, seq', [accountId]);
     return rows.map(toKey);
   }
 

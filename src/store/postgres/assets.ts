@@ -1,31 +1,6 @@
 import type { AssetRepository, AssetRow } from '../../domain/ports.ts';
+import { toAsset, type AssetRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
-
-interface Row {
-  id: string;
-  job_id: string;
-  account_id: string;
-  category: string;
-  position: number;
-  sealed: Buffer;
-  mime_type: string;
-  size: number;
-  state: string;
-  created_at: number;
-}
-
-const toAsset = (r: Row): AssetRow => ({
-  id: r.id,
-  jobId: r.job_id,
-  accountId: r.account_id,
-  category: r.category,
-  position: r.position,
-  sealed: r.sealed,
-  mimeType: r.mime_type,
-  size: r.size,
-  state: r.state as AssetRow['state'],
-  createdAt: r.created_at,
-});
 
 export class PostgresAssets implements AssetRepository {
   private readonly db: PgDb;
@@ -42,12 +17,12 @@ export class PostgresAssets implements AssetRepository {
   }
 
   async byId(id: string): Promise<AssetRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM assets WHERE id = $1', [id]);
+    const { rows } = await query<AssetRecord>(this.db.pool, 'SELECT * FROM assets WHERE id = $1', [id]);
     return rows[0] && toAsset(rows[0]);
   }
 
   async forJob(jobId: string): Promise<AssetRow[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM assets WHERE job_id = $1 ORDER BY position, seq', [jobId]);
+    const { rows } = await query<AssetRecord>(this.db.pool, 'SELECT * FROM assets WHERE job_id = $1 ORDER BY position, seq', [jobId]);
     return rows.map(toAsset);
   }
 

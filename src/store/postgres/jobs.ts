@@ -1,59 +1,6 @@
-import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../../domain/ports.ts';
+import type { JobRepository, JobRow, JobState } from '../../domain/ports.ts';
+import { JOB_COLUMNS, toJob, type JobRecord } from '../rows.ts';
 import { query, type Param, type PgDb } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  session_id: string;
-  product: string;
-  state: string;
-  progress: number;
-  progress_message: string;
-  error: string | null;
-  sealed: Buffer;
-  expiry_ms: number;
-  attempts: number;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  expires_at: number | null;
-  results_state: string;
-  lease_owner: string | null;
-  lease_until: number | null;
-}
-
-const toJob = (r: Row): JobRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  sessionId: r.session_id,
-  product: r.product as Product,
-  state: r.state as JobState,
-  progress: r.progress,
-  progressMessage: r.progress_message,
-  error: r.error,
-  sealed: r.sealed,
-  expiryMs: r.expiry_ms,
-  attempts: r.attempts,
-  createdAt: r.created_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  expiresAt: r.expires_at,
-  resultsState: r.results_state as ResultsState,
-});
-
-const COLUMNS: Record<string, string> = {
-  state: 'state',
-  progress: 'progress',
-  progressMessage: 'progress_message',
-  error: 'error',
-  sealed: 'sealed',
-  expiryMs: 'expiry_ms',
-  attempts: 'attempts',
-  startedAt: 'started_at',
-  finishedAt: 'finished_at',
-  expiresAt: 'expires_at',
-  resultsState: 'results_state',
-};
 
 const INSERT = `INSERT INTO jobs (id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts,
   created_at, started_at, finished_at, expires_at, results_state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
@@ -84,7 +31,7 @@ function assignments(fields: JobFields): { sets: string[]; params: Param[] } {
   const sets: string[] = [];
   const params: Param[] = [];
   for (const [k, v] of Object.entries(fields)) {
-    const col = COLUMNS[k];
+    const col = JOB_COLUMNS[k];
     if (!col) throw new Error(`not an updatable job field: ${k}`);
     params.push(v as Param);
     sets.push(`${col} = $${params.length}`);
@@ -111,22 +58,22 @@ export class PostgresJobs implements JobRepository {
   }
 
   async activeForSession(sessionId: string): Promise<JobRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, "SELECT * FROM jobs WHERE session_id = $1 AND state IN ('queued', 'processing')", [sessionId]);
+    const { rows } = await query<JobRecord>(this.db.pool, "SELECT * FROM jobs WHERE session_id = $1 AND state IN ('queued', 'processing')", [sessionId]);
     return rows[0] && toJob(rows[0]);
   }
 
   async byId(id: string): Promise<JobRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE id = $1', [id]);
+    const { rows } = await query<JobRecord>(this.db.pool, 'SELECT * FROM jobs WHERE id = $1', [id]);
     return rows[0] && toJob(rows[0]);
   }
 
   async latestForSession(sessionId: string): Promise<JobRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1', [sessionId]);
+    const { rows } = await query<JobRecord>(this.db.pool, 'SELECT * FROM jobs WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 1', [sessionId]);
     return rows[0] && toJob(rows[0]);
   }
 
   async forSession(sessionId: string): Promise<JobRow[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE session_id = $1 ORDER BY created_at, seq', [sessionId]);
+    const { rows } = await query<JobRecord>(this.db.pool, 'SELECT * FROM jobs WHERE session_id = $1 ORDER BY created_at, seq', [sessionId]);
     return rows.map(toJob);
   }
 
@@ -134,7 +81,7 @@ export class PostgresJobs implements JobRepository {
     // One statement, safe with several instances claiming at once: each locks the oldest
     // claimable row no one else holds (SKIP LOCKED), so no two get the same job and none waits on
     // another. The outer WHERE checks again the row as it is once locked.
-    const { rows } = await query<Row>(
+    const { rows } = await query<JobRecord>(
       this.db.pool,
       `UPDATE jobs SET state = 'processing', lease_owner = $1, lease_until = $2, started_at = $3, attempts = attempts + 1
          WHERE id = (
@@ -177,12 +124,12 @@ export class PostgresJobs implements JobRepository {
   }
 
   async inState(state: JobState): Promise<JobRow[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM jobs WHERE state = $1 ORDER BY created_at, seq', [state]);
+    const { rows } = await query<JobRecord>(this.db.pool, 'SELECT * FROM jobs WHERE state = $1 ORDER BY created_at, seq', [state]);
     return rows.map(toJob);
   }
 
   async resultsExpiredBefore(at: number, limit: number): Promise<JobRow[]> {
-    const { rows } = await query<Row>(
+    const { rows } = await query<JobRecord>(
       this.db.pool,
       "SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
       [at, limit],

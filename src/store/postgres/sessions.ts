@@ -1,21 +1,6 @@
-import type { SessionRepository, SessionRow, SessionType } from '../../domain/ports.ts';
+import type { SessionRepository, SessionRow } from '../../domain/ports.ts';
+import { toSession, type SessionRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  type: string;
-  created_at: number;
-  expires_at: number;
-}
-
-const toSession = (r: Row): SessionRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  type: r.type as SessionType,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-});
 
 export class PostgresSessions implements SessionRepository {
   private readonly db: PgDb;
@@ -34,13 +19,13 @@ export class PostgresSessions implements SessionRepository {
   }
 
   async byId(id: string): Promise<SessionRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM sessions WHERE id = $1', [id]);
+    const { rows } = await query<SessionRecord>(this.db.pool, 'SELECT * FROM sessions WHERE id = $1', [id]);
     return rows[0] && toSession(rows[0]);
   }
 
   async expiredBefore(at: number, limit: number): Promise<SessionRow[]> {
     // the longest expired first, along the sessions_expiry index (as SQLite's plan reads them)
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2', [at, limit]);
+    const { rows } = await query<SessionRecord>(this.db.pool, 'SELECT * FROM sessions WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2', [at, limit]);
     return rows.map(toSession);
   }
 

@@ -1,37 +1,6 @@
 import type { UploadRepository, UploadRow, UploadState, UploadVia } from '../../domain/ports.ts';
+import { toUpload, type UploadRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  session_id: string | null;
-  via: string;
-  step: number;
-  size: number;
-  sealed: Buffer;
-  client_ref: Buffer | null;
-  state: string;
-  created_at: number;
-  expires_at: number;
-  completed_at: number | null;
-  ended_at: number | null;
-}
-
-const toUpload = (r: Row): UploadRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  sessionId: r.session_id,
-  via: r.via as UploadVia,
-  step: r.step,
-  size: r.size,
-  sealed: r.sealed,
-  clientRef: r.client_ref,
-  state: r.state as UploadState,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  completedAt: r.completed_at,
-  endedAt: r.ended_at,
-});
 
 export class PostgresUploads implements UploadRepository {
   private readonly db: PgDb;
@@ -49,17 +18,17 @@ export class PostgresUploads implements UploadRepository {
   }
 
   async byId(id: string): Promise<UploadRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM uploads WHERE id = $1', [id]);
+    const { rows } = await query<UploadRecord>(this.db.pool, 'SELECT * FROM uploads WHERE id = $1', [id]);
     return rows[0] && toUpload(rows[0]);
   }
 
   async byClientRef(sessionId: string, clientRef: Buffer): Promise<UploadRow | undefined> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM uploads WHERE session_id = $1 AND client_ref = $2', [sessionId, clientRef]);
+    const { rows } = await query<UploadRecord>(this.db.pool, 'SELECT * FROM uploads WHERE session_id = $1 AND client_ref = $2', [sessionId, clientRef]);
     return rows[0] && toUpload(rows[0]);
   }
 
   async liveInSession(sessionId: string): Promise<UploadRow[]> {
-    const { rows } = await query<Row>(
+    const { rows } = await query<UploadRecord>(
       this.db.pool,
       "SELECT * FROM uploads WHERE session_id = $1 AND state IN ('uploading', 'completed') ORDER BY created_at, seq",
       [sessionId],
@@ -82,12 +51,12 @@ export class PostgresUploads implements UploadRepository {
   }
 
   async byViaState(via: UploadVia, state: UploadState): Promise<UploadRow[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT * FROM uploads WHERE via = $1 AND state = $2 ORDER BY created_at, seq', [via, state]);
+    const { rows } = await query<UploadRecord>(this.db.pool, 'SELECT * FROM uploads WHERE via = $1 AND state = $2 ORDER BY created_at, seq', [via, state]);
     return rows.map(toUpload);
   }
 
   async expiredBefore(at: number, limit: number): Promise<UploadRow[]> {
-    const { rows } = await query<Row>(
+    const { rows } = await query<UploadRecord>(
       this.db.pool,
       "SELECT * FROM uploads WHERE state IN ('uploading', 'completed') AND expires_at <= $1 ORDER BY expires_at LIMIT $2",
       [at, limit],

@@ -1,21 +1,6 @@
 import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
+import { toMailToken, toWebSession, type MailTokenRecord, type WebSessionRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
-
-interface SessionRow {
-  digest: Buffer;
-  account_id: string;
-  created_at: number;
-  seen_at: number;
-  expires_at: number;
-}
-
-const toSession = (r: SessionRow): WebSessionRow => ({
-  digest: r.digest,
-  accountId: r.account_id,
-  createdAt: r.created_at,
-  seenAt: r.seen_at,
-  expiresAt: r.expires_at,
-});
 
 export class PostgresWebSessions implements WebSessionRepository {
   private readonly db: PgDb;
@@ -34,8 +19,8 @@ export class PostgresWebSessions implements WebSessionRepository {
   }
 
   async byDigest(digest: Buffer): Promise<WebSessionRow | undefined> {
-    const { rows } = await query<SessionRow>(this.db.pool, 'SELECT * FROM web_sessions WHERE digest = $1', [digest]);
-    return rows[0] && toSession(rows[0]);
+    const { rows } = await query<WebSessionRecord>(this.db.pool, 'SELECT * FROM web_sessions WHERE digest = $1', [digest]);
+    return rows[0] && toWebSession(rows[0]);
   }
 
   async touch(digest: Buffer, seenAt: number, expiresAt: number): Promise<void> {
@@ -53,15 +38,6 @@ export class PostgresWebSessions implements WebSessionRepository {
   async deleteExpired(at: number): Promise<number> {
     return (await query(this.db.pool, 'DELETE FROM web_sessions WHERE expires_at <= $1', [at])).count;
   }
-}
-
-interface TokenRow {
-  digest: Buffer;
-  account_id: string;
-  purpose: 'verify';
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
 }
 
 export class PostgresMailTokens implements MailTokenRepository {
@@ -82,9 +58,8 @@ export class PostgresMailTokens implements MailTokenRepository {
   }
 
   async byDigest(digest: Buffer): Promise<MailTokenRow | undefined> {
-    const { rows } = await query<TokenRow>(this.db.pool, 'SELECT * FROM mail_tokens WHERE digest = $1', [digest]);
-    const r = rows[0];
-    return r && { digest: r.digest, accountId: r.account_id, purpose: r.purpose, createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at };
+    const { rows } = await query<MailTokenRecord>(this.db.pool, 'SELECT * FROM mail_tokens WHERE digest = $1', [digest]);
+    return rows[0] && toMailToken(rows[0]);
   }
 
   async use(digest: Buffer, at: number): Promise<boolean> {

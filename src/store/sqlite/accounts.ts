@@ -1,21 +1,6 @@
 import type { Account, AccountRepository } from '../../domain/ports.ts';
+import { toAccount, type AccountRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface Row {
-  id: string;
-  email: string;
-  verified_at: number | null;
-  deactivated_at: number | null;
-  created_at: number;
-}
-
-const toAccount = (r: Row): Account => ({
-  id: r.id,
-  email: r.email,
-  verifiedAt: r.verified_at,
-  deactivatedAt: r.deactivated_at,
-  createdAt: r.created_at,
-});
 
 export class SqliteAccounts implements AccountRepository {
   private readonly db: Db;
@@ -30,17 +15,17 @@ export class SqliteAccounts implements AccountRepository {
   }
 
   async byEmail(email: string): Promise<Account | undefined> {
-    const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email) as AccountRecord | undefined;
     return r && toAccount(r);
   }
 
   async byId(id: string): Promise<Account | undefined> {
-    const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRecord | undefined;
     return r && toAccount(r);
   }
 
   async list(after: string, limit: number): Promise<Account[]> {
-    return (this.db.prepare('SELECT * FROM accounts WHERE id > ? ORDER BY id LIMIT ?').all(after, limit) as unknown as Row[]).map(toAccount);
+    return (this.db.prepare('SELECT * FROM accounts WHERE id > ? ORDER BY id LIMIT ?').all(after, limit) as unknown as AccountRecord[]).map(toAccount);
   }
 
   async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {

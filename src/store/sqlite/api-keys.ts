@@ -1,27 +1,6 @@
 import type { ApiKeyRepository, ApiKeyRow } from '../../domain/ports.ts';
+import { toKey, type ApiKeyRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  prefix: string;
-  last4: string;
-  digest: Uint8Array;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-}
-
-const toKey = (r: Row): ApiKeyRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  prefix: r.prefix,
-  last4: r.last4,
-  digest: Buffer.from(r.digest),
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  revokedAt: r.revoked_at,
-});
 
 export class SqliteApiKeys implements ApiKeyRepository {
   private readonly db: Db;
@@ -38,17 +17,17 @@ export class SqliteApiKeys implements ApiKeyRepository {
   }
 
   async byDigest(digest: Buffer): Promise<ApiKeyRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM api_keys WHERE digest = ?').get(digest) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM api_keys WHERE digest = ?').get(digest) as ApiKeyRecord | undefined;
     return r && toKey(r);
   }
 
   async byId(id: string): Promise<ApiKeyRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as ApiKeyRecord | undefined;
     return r && toKey(r);
   }
 
   async listForAccount(accountId: string): Promise<ApiKeyRow[]> {
-    const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at').all(accountId) as unknown as Row[];
+    const rows = this.db.prepare('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at').all(accountId) as unknown as ApiKeyRecord[];
     return rows.map(toKey);
   }
 

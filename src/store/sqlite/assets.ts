@@ -1,31 +1,6 @@
 import type { AssetRepository, AssetRow } from '../../domain/ports.ts';
+import { toAsset, type AssetRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface Row {
-  id: string;
-  job_id: string;
-  account_id: string;
-  category: string;
-  position: number;
-  sealed: Uint8Array;
-  mime_type: string;
-  size: number;
-  state: string;
-  created_at: number;
-}
-
-const toAsset = (r: Row): AssetRow => ({
-  id: r.id,
-  jobId: r.job_id,
-  accountId: r.account_id,
-  category: r.category,
-  position: r.position,
-  sealed: Buffer.from(r.sealed),
-  mimeType: r.mime_type,
-  size: r.size,
-  state: r.state as AssetRow['state'],
-  createdAt: r.created_at,
-});
 
 export class SqliteAssets implements AssetRepository {
   private readonly db: Db;
@@ -40,12 +15,12 @@ export class SqliteAssets implements AssetRepository {
   }
 
   async byId(id: string): Promise<AssetRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM assets WHERE id = ?').get(id) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM assets WHERE id = ?').get(id) as AssetRecord | undefined;
     return r && toAsset(r);
   }
 
   async forJob(jobId: string): Promise<AssetRow[]> {
-    return (this.db.prepare('SELECT * FROM assets WHERE job_id = ? ORDER BY position, rowid').all(jobId) as unknown as Row[]).map(toAsset);
+    return (this.db.prepare('SELECT * FROM assets WHERE job_id = ? ORDER BY position, rowid').all(jobId) as unknown as AssetRecord[]).map(toAsset);
   }
 
   async setState(id: string, state: AssetRow['state']): Promise<void> {

@@ -1,61 +1,8 @@
-import type { JobRepository, JobRow, JobState, Product, ResultsState } from '../../domain/ports.ts';
+import type { JobRepository, JobRow, JobState } from '../../domain/ports.ts';
+import { JOB_COLUMNS, toJob, type JobRecord } from '../rows.ts';
 import { tx, type Db } from './db.ts';
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
-
-interface Row {
-  id: string;
-  account_id: string;
-  session_id: string;
-  product: string;
-  state: string;
-  progress: number;
-  progress_message: string;
-  error: string | null;
-  sealed: Uint8Array;
-  expiry_ms: number;
-  attempts: number;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  expires_at: number | null;
-  results_state: string;
-  lease_owner: string | null;
-  lease_until: number | null;
-}
-
-const toJob = (r: Row): JobRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  sessionId: r.session_id,
-  product: r.product as Product,
-  state: r.state as JobState,
-  progress: r.progress,
-  progressMessage: r.progress_message,
-  error: r.error,
-  sealed: Buffer.from(r.sealed),
-  expiryMs: r.expiry_ms,
-  attempts: r.attempts,
-  createdAt: r.created_at,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  expiresAt: r.expires_at,
-  resultsState: r.results_state as ResultsState,
-});
-
-const COLUMNS: Record<string, string> = {
-  state: 'state',
-  progress: 'progress',
-  progressMessage: 'progress_message',
-  error: 'error',
-  sealed: 'sealed',
-  expiryMs: 'expiry_ms',
-  attempts: 'attempts',
-  startedAt: 'started_at',
-  finishedAt: 'finished_at',
-  expiresAt: 'expires_at',
-  resultsState: 'results_state',
-};
 
 type JobFields = Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>;
 type Value = string | number | null | Buffer;
@@ -65,7 +12,7 @@ function assignments(fields: JobFields): { sets: string[]; values: Value[] } {
   const sets: string[] = [];
   const values: Value[] = [];
   for (const [k, v] of Object.entries(fields)) {
-    const col = COLUMNS[k];
+    const col = JOB_COLUMNS[k];
     if (!col) throw new Error(`not an updatable job field: ${k}`);
     sets.push(`${col} = ?`);
     values.push(v as Value);
@@ -101,22 +48,22 @@ export class SqliteJobs implements JobRepository {
   }
 
   async activeForSession(sessionId: string): Promise<JobRow | undefined> {
-    const r = this.db.prepare("SELECT * FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(sessionId) as Row | undefined;
+    const r = this.db.prepare("SELECT * FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(sessionId) as JobRecord | undefined;
     return r && toJob(r);
   }
 
   async byId(id: string): Promise<JobRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRecord | undefined;
     return r && toJob(r);
   }
 
   async latestForSession(sessionId: string): Promise<JobRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(sessionId) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(sessionId) as JobRecord | undefined;
     return r && toJob(r);
   }
 
   async forSession(sessionId: string): Promise<JobRow[]> {
-    return (this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as unknown as Row[]).map(toJob);
+    return (this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as unknown as JobRecord[]).map(toJob);
   }
 
   async claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined> {
@@ -135,7 +82,7 @@ export class SqliteJobs implements JobRepository {
           `UPDATE jobs SET state = 'processing', lease_owner = ?, lease_until = ?, started_at = ?, attempts = attempts + 1
              WHERE id = ? RETURNING *`,
         )
-        .get(owner, now + leaseMs, now, next.id) as unknown as Row;
+        .get(owner, now + leaseMs, now, next.id) as unknown as JobRecord;
       return toJob(r);
     });
   }
@@ -161,12 +108,12 @@ export class SqliteJobs implements JobRepository {
   }
 
   async inState(state: JobState): Promise<JobRow[]> {
-    return (this.db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY created_at').all(state) as unknown as Row[]).map(toJob);
+    return (this.db.prepare('SELECT * FROM jobs WHERE state = ? ORDER BY created_at').all(state) as unknown as JobRecord[]).map(toJob);
   }
 
   async resultsExpiredBefore(at: number, limit: number): Promise<JobRow[]> {
     return (
-      this.db.prepare("SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(at, limit) as unknown as Row[]
+      this.db.prepare("SELECT * FROM jobs WHERE results_state = 'available' AND expires_at <= ? ORDER BY expires_at LIMIT ?").all(at, limit) as unknown as JobRecord[]
     ).map(toJob);
   }
 }

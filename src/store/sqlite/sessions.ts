@@ -1,21 +1,6 @@
-import type { SessionRepository, SessionRow, SessionType } from '../../domain/ports.ts';
+import type { SessionRepository, SessionRow } from '../../domain/ports.ts';
+import { toSession, type SessionRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  type: string;
-  created_at: number;
-  expires_at: number;
-}
-
-const toSession = (r: Row): SessionRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  type: r.type as SessionType,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-});
 
 export class SqliteSessions implements SessionRepository {
   private readonly db: Db;
@@ -30,12 +15,12 @@ export class SqliteSessions implements SessionRepository {
   }
 
   async byId(id: string): Promise<SessionRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRecord | undefined;
     return r && toSession(r);
   }
 
   async expiredBefore(at: number, limit: number): Promise<SessionRow[]> {
-    return (this.db.prepare('SELECT * FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?').all(at, limit) as unknown as Row[]).map(toSession);
+    return (this.db.prepare('SELECT * FROM sessions WHERE expires_at <= ? ORDER BY expires_at LIMIT ?').all(at, limit) as unknown as SessionRecord[]).map(toSession);
   }
 
   async end(id: string, at: number): Promise<void> {

@@ -1,37 +1,6 @@
 import type { UploadRepository, UploadRow, UploadState, UploadVia } from '../../domain/ports.ts';
+import { toUpload, type UploadRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface Row {
-  id: string;
-  account_id: string;
-  session_id: string | null;
-  via: string;
-  step: number;
-  size: number;
-  sealed: Uint8Array;
-  client_ref: Uint8Array | null;
-  state: string;
-  created_at: number;
-  expires_at: number;
-  completed_at: number | null;
-  ended_at: number | null;
-}
-
-const toUpload = (r: Row): UploadRow => ({
-  id: r.id,
-  accountId: r.account_id,
-  sessionId: r.session_id,
-  via: r.via as UploadVia,
-  step: r.step,
-  size: r.size,
-  sealed: Buffer.from(r.sealed),
-  clientRef: r.client_ref ? Buffer.from(r.client_ref) : null,
-  state: r.state as UploadState,
-  createdAt: r.created_at,
-  expiresAt: r.expires_at,
-  completedAt: r.completed_at,
-  endedAt: r.ended_at,
-});
 
 export class SqliteUploads implements UploadRepository {
   private readonly db: Db;
@@ -49,12 +18,12 @@ export class SqliteUploads implements UploadRepository {
   }
 
   async byId(id: string): Promise<UploadRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM uploads WHERE id = ?').get(id) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM uploads WHERE id = ?').get(id) as UploadRecord | undefined;
     return r && toUpload(r);
   }
 
   async byClientRef(sessionId: string, clientRef: Buffer): Promise<UploadRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM uploads WHERE session_id = ? AND client_ref = ?').get(sessionId, clientRef) as Row | undefined;
+    const r = this.db.prepare('SELECT * FROM uploads WHERE session_id = ? AND client_ref = ?').get(sessionId, clientRef) as UploadRecord | undefined;
     return r && toUpload(r);
   }
 
@@ -62,7 +31,7 @@ export class SqliteUploads implements UploadRepository {
     return (
       this.db
         .prepare("SELECT * FROM uploads WHERE session_id = ? AND state IN ('uploading', 'completed') ORDER BY created_at, rowid")
-        .all(sessionId) as unknown as Row[]
+        .all(sessionId) as unknown as UploadRecord[]
     ).map(toUpload);
   }
 
@@ -81,14 +50,14 @@ export class SqliteUploads implements UploadRepository {
   }
 
   async byViaState(via: UploadVia, state: UploadState): Promise<UploadRow[]> {
-    return (this.db.prepare('SELECT * FROM uploads WHERE via = ? AND state = ? ORDER BY created_at, rowid').all(via, state) as unknown as Row[]).map(toUpload);
+    return (this.db.prepare('SELECT * FROM uploads WHERE via = ? AND state = ? ORDER BY created_at, rowid').all(via, state) as unknown as UploadRecord[]).map(toUpload);
   }
 
   async expiredBefore(at: number, limit: number): Promise<UploadRow[]> {
     return (
       this.db
         .prepare("SELECT * FROM uploads WHERE state IN ('uploading', 'completed') AND expires_at <= ? ORDER BY expires_at LIMIT ?")
-        .all(at, limit) as unknown as Row[]
+        .all(at, limit) as unknown as UploadRecord[]
     ).map(toUpload);
   }
 

@@ -1,21 +1,6 @@
 import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
+import { toMailToken, toWebSession, type MailTokenRecord, type WebSessionRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface SessionRow {
-  digest: Uint8Array;
-  account_id: string;
-  created_at: number;
-  seen_at: number;
-  expires_at: number;
-}
-
-const toSession = (r: SessionRow): WebSessionRow => ({
-  digest: Buffer.from(r.digest),
-  accountId: r.account_id,
-  createdAt: r.created_at,
-  seenAt: r.seen_at,
-  expiresAt: r.expires_at,
-});
 
 export class SqliteWebSessions implements WebSessionRepository {
   private readonly db: Db;
@@ -30,8 +15,8 @@ export class SqliteWebSessions implements WebSessionRepository {
   }
 
   async byDigest(digest: Buffer): Promise<WebSessionRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM web_sessions WHERE digest = ?').get(digest) as SessionRow | undefined;
-    return r && toSession(r);
+    const r = this.db.prepare('SELECT * FROM web_sessions WHERE digest = ?').get(digest) as WebSessionRecord | undefined;
+    return r && toWebSession(r);
   }
 
   async touch(digest: Buffer, seenAt: number, expiresAt: number): Promise<void> {
@@ -51,15 +36,6 @@ export class SqliteWebSessions implements WebSessionRepository {
   }
 }
 
-interface TokenRow {
-  digest: Uint8Array;
-  account_id: string;
-  purpose: 'verify';
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-}
-
 export class SqliteMailTokens implements MailTokenRepository {
   private readonly db: Db;
   constructor(db: Db) {
@@ -73,10 +49,8 @@ export class SqliteMailTokens implements MailTokenRepository {
   }
 
   async byDigest(digest: Buffer): Promise<MailTokenRow | undefined> {
-    const r = this.db.prepare('SELECT * FROM mail_tokens WHERE digest = ?').get(digest) as TokenRow | undefined;
-    return (
-      r && { digest: Buffer.from(r.digest), accountId: r.account_id, purpose: r.purpose, createdAt: r.created_at, expiresAt: r.expires_at, usedAt: r.used_at }
-    );
+    const r = this.db.prepare('SELECT * FROM mail_tokens WHERE digest = ?').get(digest) as MailTokenRecord | undefined;
+    return r && toMailToken(r);
   }
 
   async use(digest: Buffer, at: number): Promise<boolean> {

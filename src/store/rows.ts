@@ -1,0 +1,208 @@
+// The rows of both SQL engines, as their drivers hand them back, and how each becomes the
+// domain's noun: the two schemas are one numbered list (sqlite/ and postgres/migrations.ts), so
+// the columns are the same. Byte columns come back as Uint8Array (node:sqlite) or Buffer (pg).
+import type { Account, MailTokenRow, WebSessionRow, ApiKeyRow, AssetRow, JobRow, JobState, Product, ResultsState, SessionRow, SessionType, UploadRow, UploadState, UploadVia } from '../domain/ports.ts';
+
+/** A driver's bytes as a Buffer, without a copy. */
+const bytes = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+export interface AccountRecord {
+  id: string;
+  email: string;
+  verified_at: number | null;
+  deactivated_at: number | null;
+  created_at: number;
+}
+
+export const toAccount = (r: AccountRecord): Account => ({
+  id: r.id,
+  email: r.email,
+  verifiedAt: r.verified_at,
+  deactivatedAt: r.deactivated_at,
+  createdAt: r.created_at,
+});
+
+export interface ApiKeyRecord {
+  id: string;
+  account_id: string;
+  prefix: string;
+  last4: string;
+  digest: Uint8Array;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+export const toKey = (r: ApiKeyRecord): ApiKeyRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  prefix: r.prefix,
+  last4: r.last4,
+  digest: bytes(r.digest),
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  revokedAt: r.revoked_at,
+});
+
+export interface SessionRecord {
+  id: string;
+  account_id: string;
+  type: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export const toSession = (r: SessionRecord): SessionRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  type: r.type as SessionType,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
+
+export interface UploadRecord {
+  id: string;
+  account_id: string;
+  session_id: string | null;
+  via: string;
+  step: number;
+  size: number;
+  sealed: Uint8Array;
+  client_ref: Uint8Array | null;
+  state: string;
+  created_at: number;
+  expires_at: number;
+  completed_at: number | null;
+  ended_at: number | null;
+}
+
+export const toUpload = (r: UploadRecord): UploadRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  sessionId: r.session_id,
+  via: r.via as UploadVia,
+  step: r.step,
+  size: r.size,
+  sealed: bytes(r.sealed),
+  clientRef: r.client_ref ? bytes(r.client_ref) : null,
+  state: r.state as UploadState,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  completedAt: r.completed_at,
+  endedAt: r.ended_at,
+});
+
+export interface JobRecord {
+  id: string;
+  account_id: string;
+  session_id: string;
+  product: string;
+  state: string;
+  progress: number;
+  progress_message: string;
+  error: string | null;
+  sealed: Uint8Array;
+  expiry_ms: number;
+  attempts: number;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  expires_at: number | null;
+  results_state: string;
+  lease_owner: string | null;
+  lease_until: number | null;
+}
+
+export const toJob = (r: JobRecord): JobRow => ({
+  id: r.id,
+  accountId: r.account_id,
+  sessionId: r.session_id,
+  product: r.product as Product,
+  state: r.state as JobState,
+  progress: r.progress,
+  progressMessage: r.progress_message,
+  error: r.error,
+  sealed: bytes(r.sealed),
+  expiryMs: r.expiry_ms,
+  attempts: r.attempts,
+  createdAt: r.created_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+  expiresAt: r.expires_at,
+  resultsState: r.results_state as ResultsState,
+});
+
+export interface AssetRecord {
+  id: string;
+  job_id: string;
+  account_id: string;
+  category: string;
+  position: number;
+  sealed: Uint8Array;
+  mime_type: string;
+  size: number;
+  state: string;
+  created_at: number;
+}
+
+export const toAsset = (r: AssetRecord): AssetRow => ({
+  id: r.id,
+  jobId: r.job_id,
+  accountId: r.account_id,
+  category: r.category,
+  position: r.position,
+  sealed: bytes(r.sealed),
+  mimeType: r.mime_type,
+  size: r.size,
+  state: r.state as AssetRow['state'],
+  createdAt: r.created_at,
+});
+
+/** The job fields an update may write, and their columns. */
+export const JOB_COLUMNS: Record<string, string> = {
+  state: 'state',
+  progress: 'progress',
+  progressMessage: 'progress_message',
+  error: 'error',
+  sealed: 'sealed',
+  expiryMs: 'expiry_ms',
+  attempts: 'attempts',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  expiresAt: 'expires_at',
+  resultsState: 'results_state',
+};
+
+export interface WebSessionRecord {
+  digest: Uint8Array;
+  account_id: string;
+  created_at: number;
+  seen_at: number;
+  expires_at: number;
+}
+
+export const toWebSession = (r: WebSessionRecord): WebSessionRow => ({
+  digest: bytes(r.digest),
+  accountId: r.account_id,
+  createdAt: r.created_at,
+  seenAt: r.seen_at,
+  expiresAt: r.expires_at,
+});
+
+export interface MailTokenRecord {
+  digest: Uint8Array;
+  account_id: string;
+  purpose: 'verify';
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export const toMailToken = (r: MailTokenRecord): MailTokenRow => ({
+  digest: bytes(r.digest),
+  accountId: r.account_id,
+  purpose: r.purpose,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+  usedAt: r.used_at,
+});
