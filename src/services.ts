@@ -96,7 +96,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     prefix: config.keyPrefix.current,
     formerPrefixes: config.keyPrefix.former,
   });
-  const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS);
+  const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS, engine.singleInstance ? 0 : 1000);
   const sessions = new Sessions(repos.sessions, repos.jobs, config.limits);
   const sealer = new Sealer(masterKey.derive('row-sealer'));
   const uploads = new Uploads({

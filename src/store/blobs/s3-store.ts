@@ -55,6 +55,8 @@ import { FRAME_OVERHEAD, FrameCodec, HEADER_BYTES, header, parseHeader } from '.
 export const S3_DEFAULT_FRAME_SIZE = 128 * 1024;
 /** Ciphertext per part object (resumable appends) and per multipart-upload part. */
 export const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
+/** Parts whose check is remembered at once (a few hundred bytes each). */
+const VERIFIED_MAX = 50_000;
 /** S3's smallest multipart-upload part (all but the last). */
 const MIN_UPLOAD_PART = 5 * 1024 * 1024;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -151,6 +153,8 @@ export interface S3BlobStoreOptions {
 interface Part {
   no: number;
   key: string;
+  /** As the store listed it: the same ETag, the same bytes. */
+  etag?: string;
   /** Plaintext offset of the part's first byte. */
   start: number;
   plain: number;
@@ -174,6 +178,12 @@ export class S3BlobStore implements BlobStore {
   readonly #lock: Locker;
   readonly #frameSize: number;
   readonly #partBytes: number;
+  /**
+   * Parts this process has authenticated (or written), by key, with their ETag: a part is
+   * immutable, so while the store lists the same ETag its check need not be made again. Each
+   * check saved is a round trip to the store. Bounded; dropped when the object is deleted.
+   */
+  readonly #verified = new Map<string, { etag: string; frameSize?: number }>();
 
   constructor(opts: S3BlobStoreOptions) {
     const target = parseBlobUrl(opts.url);
@@ -209,7 +219,8 @@ export class S3BlobStore implements BlobStore {
   async create(id: string): Promise<void> {
     checkId(id);
     await this.#lock.run(id, async () => {
-      if ((await this.#keys.get(id)) || (await this.#head(this.#partKey(id, 0)))) {
+      // ids are random: only the key ring can already hold one (parts never outlive their key, see delete)
+      if (await this.#keys.get(id)) {
         throw Object.assign(new Error(`object ${id} exists`), { code: 'EEXIST' });
       }
       const dataKey = randomBytes(32);
@@ -217,13 +228,14 @@ export class S3BlobStore implements BlobStore {
       // the key goes in first, so part objects never exist without their key
       await this.#keys.put(id, this.#master.wrap(id, dataKey));
       try {
-        await this.#s3.send(
+        const r = await this.#s3.send(
           new PutObjectCommand({
             Bucket: this.#bucket,
             Key: this.#partKey(id, 0),
             Body: Buffer.concat([header(this.#frameSize), codec.seal(Buffer.alloc(0), 0, true)]),
           }),
         );
+        if (r.ETag) this.#remember(this.#partKey(id, 0), r.ETag, this.#frameSize);
       } catch (err) {
         await this.#keys.delete(id);
         throw err;
@@ -281,13 +293,15 @@ export class S3BlobStore implements BlobStore {
     const finishPart = async () => {
       const key = this.#partKey(id, partNo);
       if (!upload) {
-        await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: seg.subarray(0, segLength) }));
+        const r = await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: seg.subarray(0, segLength) }));
+        if (r.ETag) this.#remember(key, r.ETag); // written here, from these frames
       } else {
         await shipUploadPart(key);
         const u = upload;
-        await this.#s3.send(
+        const r = await this.#s3.send(
           new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: u.uploadId, MultipartUpload: { Parts: u.parts } }),
         );
+        if (r.ETag) this.#remember(key, r.ETag);
         upload = undefined;
       }
       committed.push(key);
@@ -448,6 +462,7 @@ export class S3BlobStore implements BlobStore {
     return this.#lock.run(id, async () => {
       const hadKey = await this.#keys.delete(id);
       const keys = (await this.#list(id)).map((o) => o.key);
+      for (const key of keys) this.#verified.delete(key);
       for (let i = 0; i < keys.length; i += 1000) {
         const batch = keys.slice(i, i + 1000);
         const r = await this.#s3.send(
@@ -466,11 +481,18 @@ export class S3BlobStore implements BlobStore {
     const listed = await this.#list(id);
     if (!listed.length) throw new BlobNotFoundError(`no object ${id}`);
     const dataKey = this.#master.unwrap(id, wrapped);
-    const head = await this.#get(this.#partKey(id, 0));
-    if (head.length !== HEADER_BYTES + FRAME_OVERHEAD) throw new IntegrityError('part 0 has the wrong length');
-    const { frameSize: F } = parseHeader(head);
-    const empty = partCodec(dataKey, id, F, 0, 0).open(head.subarray(HEADER_BYTES), 0, true);
-    if (empty.length !== 0) throw new IntegrityError('part 0 is not empty');
+    const headLength = HEADER_BYTES + FRAME_OVERHEAD;
+    const known = listed[0]!.etag !== undefined ? this.#verified.get(listed[0]!.key) : undefined;
+    let F: number;
+    if (known && known.etag === listed[0]!.etag && known.frameSize !== undefined && listed[0]!.size === headLength) F = known.frameSize;
+    else {
+      const head = await this.#get(this.#partKey(id, 0));
+      if (head.length !== headLength) throw new IntegrityError('part 0 has the wrong length');
+      F = parseHeader(head).frameSize;
+      const empty = partCodec(dataKey, id, F, 0, 0).open(head.subarray(HEADER_BYTES), 0, true);
+      if (empty.length !== 0) throw new IntegrityError('part 0 is not empty');
+      if (listed[0]!.etag) this.#remember(listed[0]!.key, listed[0]!.etag, F);
+    }
     const stride = F + FRAME_OVERHEAD;
     const parts: Part[] = [];
     let at = 0;
@@ -478,15 +500,15 @@ export class S3BlobStore implements BlobStore {
       const no = Number(o.key.slice(o.key.lastIndexOf('/') + 1));
       if (no !== i) throw new IntegrityError(`part ${i} of ${id} is missing`);
       if (no === 0) {
-        if (o.size !== head.length) throw new IntegrityError('part 0 changed');
-        parts.push({ no, key: o.key, start: 0, plain: 0, cipher: o.size, frames: 1 });
+        if (o.size !== headLength) throw new IntegrityError('part 0 changed');
+        parts.push({ no, key: o.key, etag: o.etag, start: 0, plain: 0, cipher: o.size, frames: 1 });
         continue;
       }
       const frames = Math.ceil(o.size / stride);
       const lastCipher = o.size - (frames - 1) * stride;
       if (frames < 1 || lastCipher <= FRAME_OVERHEAD) throw new IntegrityError(`part ${no} of ${id} is truncated`);
       const plain = (frames - 1) * F + lastCipher - FRAME_OVERHEAD;
-      parts.push({ no, key: o.key, start: at, plain, cipher: o.size, frames });
+      parts.push({ no, key: o.key, etag: o.etag, start: at, plain, cipher: o.size, frames });
       at += plain;
     }
     return { dataKey, frameSize: F, parts, size: at };
@@ -496,23 +518,30 @@ export class S3BlobStore implements BlobStore {
   async #checkTail(id: string, L: Layout): Promise<void> {
     const p = L.parts[L.parts.length - 1]!;
     if (p.no === 0) return; // authenticated by #layout
+    if (p.etag !== undefined && this.#verified.get(p.key)?.etag === p.etag) return; // these very bytes were checked (or written) here
     const stride = L.frameSize + FRAME_OVERHEAD;
     const from = (p.frames - 1) * stride;
     const frame = await this.#get(p.key, from, p.cipher);
     if (frame.length !== p.cipher - from) throw new IntegrityError(`part ${p.no} is not the length it was listed with`);
     partCodec(L.dataKey, id, L.frameSize, p.no, p.start).open(frame, p.frames - 1, true);
+    if (p.etag) this.#remember(p.key, p.etag);
   }
 
-  async #list(id: string): Promise<{ key: string; size: number }[]> {
+  #remember(key: string, etag: string, frameSize?: number): void {
+    if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!);
+    this.#verified.set(key, { etag, frameSize });
+  }
+
+  async #list(id: string): Promise<{ key: string; size: number; etag?: string }[]> {
     const prefix = `${this.#prefix}${id}/`;
-    const out: { key: string; size: number }[] = [];
+    const out: { key: string; size: number; etag?: string }[] = [];
     let token: string | undefined;
     do {
       const r = await this.#s3.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token }));
       for (const o of r.Contents ?? []) {
         const name = o.Key!.slice(prefix.length);
         if (!new RegExp(`^\\d{${PART_DIGITS}}$`).test(name)) throw new IntegrityError(`unexpected object ${o.Key} under ${id}`);
-        out.push({ key: o.Key!, size: o.Size ?? 0 });
+        out.push({ key: o.Key!, size: o.Size ?? 0, etag: o.ETag });
       }
       token = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (token);
