@@ -8,7 +8,6 @@ import {
   BlobNotFoundError,
   DuplicateError,
   OffsetMismatchError,
-  SizeLimitError,
   type Account,
   type BlobStore,
   type ByteSource,
