@@ -44,6 +44,11 @@ export class JobResults {
     };
   }
 
+  /** The bytes of an asset of() just listed (the checks were its). */
+  bytes(asset: AssetRow, range?: { start?: number; end?: number }): Readable {
+    return this.#blobs.read(asset.id, range);
+  }
+
   /**
    * Whether the job's results are past their expiry: checked on every read, so they are gone
    * the moment `expires_at` passes; the janitor (expire()) only reclaims the space later.

@@ -130,8 +130,7 @@ export class RateLimits {
       return this.#refuse(wait, `This account may upload ${limit} bytes an hour; ${left} are left in this hour and this request carries ${declared || 'more'}`);
     }
     // counted again now: another request of the account may have started while this one waited
-    const now_busy = this.#uploading.get(accountId) ?? 0;
-    this.#uploading.set(accountId, now_busy + 1);
+    this.#uploading.set(accountId, (this.#uploading.get(accountId) ?? 0) + 1);
     return undefined;
   }
 

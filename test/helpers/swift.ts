@@ -24,6 +24,7 @@ const STATE = '/tmp/obscura-swift.state';
 
 export const SWIFT_CREDENTIALS = { accessKeyId: 'test:tester', secretAccessKey: 'testing' };
 export const SWIFT_REGION = 'us-east-1';
+export { freePort as swiftPort };
 
 export interface RunningSwift {
   endpoint: string;
@@ -99,12 +100,12 @@ export async function startSwift(opts: { lockTimeoutMs?: number } = {}): Promise
   }
 }
 
-interface Lock {
+export interface Lock {
   kill(): void;
 }
 
 /** Holds an exclusive flock on LOCK for as long as the child lives (its stdin closes when we die). */
-function takeLock(timeoutMs: number): Promise<Lock> {
+export function takeLock(timeoutMs: number): Promise<Lock> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = spawn('flock', ['-x', '-w', String(Math.ceil(timeoutMs / 1000)), LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], {
       stdio: ['pipe', 'pipe', 'inherit'],

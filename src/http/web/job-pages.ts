@@ -72,9 +72,10 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     if (!account) return;
     const job = await d.jobs.owned(account, ctx.params.id);
     const n = /^\d{1,4}$/.test(ctx.params.n) ? Number(ctx.params.n) : -1;
-    const listed = (await d.results.of(job)).assets[n];
-    if (!listed) throw new AppError('not_found', 'asset_not_found', 'No such file.');
-    const { asset, read } = await d.results.asset(account, listed.id, job.product);
+    // of() checked the job is the account's and its results have not expired
+    const asset = (await d.results.of(job)).assets[n];
+    if (!asset) throw new AppError('not_found', 'asset_not_found', 'No such file.');
+    const read = (range?: { start: number; end: number }) => d.results.bytes(asset, range);
     const name = job.product === 'analyse' ? `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` : (asset.outputName ?? asset.name);
     sendFile(ctx as Ctx, { size: asset.size, mimeType: asset.mimeType, name }, read);
   });

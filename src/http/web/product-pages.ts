@@ -12,10 +12,11 @@ import type { Uploads } from '../../domain/uploads.ts';
 import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
-import type { Account, Product } from '../../domain/ports.ts';
+import type { JobRow, Product } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { jobStartBodies } from '../schemas/jobs.ts';
 import { validate } from '../schemas/validate.ts';
+import { withinAccountLimits } from '../middleware/account-limits.ts';
 import { readMultipart, type Fields } from './form.ts';
 import { person } from './account-pages.ts';
 import { render, statusOf } from './respond.ts';
@@ -85,7 +86,9 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       let sessionId: string | undefined;
       try {
         if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first (see your account page): until then nothing can be started.');
-        const job = await underLimits(ctx, account, async () => {
+        let job: JobRow | undefined;
+        // the form is an upload and a job start at once: counted as both, as the API's would be
+        const make = async () => {
           const session = await d.sessions.create(account, product);
           sessionId = session.id;
           const steps = STEP_OF[product];
@@ -102,10 +105,14 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
           );
           const body = { ...startBody(product, fields), upload_uid: session.id };
           const schema = product === 'hide' ? bodies.hide : product === 'reveal' ? bodies.reveal : product === 'analyse' ? bodies.analyse : bodies.convert;
-          return await d.jobs.create(account, product, validate(schema, body));
-        });
+          job = await d.jobs.create(account, product, validate(schema, body));
+          return true;
+        };
+        const limits = ctx.state.limits;
+        const over = limits ? await withinAccountLimits(ctx, limits, account.id, { job: true, upload: true }, make) : (await make(), undefined);
+        if (over) throw refusalError(over);
         ctx.status = 303;
-        ctx.redirect(`/job/${job.id}`);
+        ctx.redirect(`/job/${job!.id}`);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         // nothing of a refused attempt stays: its files are destroyed with its session
@@ -116,31 +123,4 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
     });
   }
   return router;
-}
-
-/**
- * A form is an upload and a job start: it counts against the account's uploads at once, bytes
- * an hour and job starts an hour, as the API's requests do (a refused start gives its place back).
- */
-async function underLimits<T>(ctx: Ctx, account: Account, work: () => Promise<T>): Promise<T> {
-  const limits = ctx.state.limits;
-  if (!limits) return work();
-  const declared = Number(ctx.get('content-length') || 0) || 0;
-  const uploadRefusal = await limits.startUpload(account.id, declared);
-  if (uploadRefusal) throw refusalError(uploadRefusal);
-  const mark = ctx.req.socket.bytesRead;
-  let started = false;
-  try {
-    const jobRefusal = await limits.startJob(account.id);
-    if (jobRefusal) throw refusalError(jobRefusal);
-    try {
-      const out = await work();
-      started = true;
-      return out;
-    } finally {
-      if (!started) await limits.refundJob(account.id);
-    }
-  } finally {
-    await limits.endUpload(account.id, declared, Math.min(declared, ctx.req.socket.bytesRead - mark));
-  }
 }

@@ -10,7 +10,8 @@ import { output } from '../output.ts';
 import { keyed } from '../result.ts';
 import { uploadUid } from './inputs.ts';
 
-export const KEY_PLACEHOLDER = '<your API key>';
+// Where the agent puts its own key in the headers it is told to send: no tool ever echoes a key.
+const YOUR_KEY = '<your API key>';
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 // percent-encoded, quotes and brackets too: the value also goes into a shell example
 const headerName = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -66,7 +67,7 @@ export function uploadTools(server: McpServer, call: ToolCall): void {
       const directMax = Math.min(limits.directUploadMax, limits.fileMax);
       const url = new URL('/api/upload', call.origin).toString();
       const direct: Record<string, string> = {
-        'X-Api-Key': KEY_PLACEHOLDER,
+        'X-Api-Key': YOUR_KEY,
         'X-Upload-Uid': session.id,
         'X-Upload-Step': String(step),
         ...(name ? { 'X-Filename': headerName(name) } : {}),
@@ -90,8 +91,8 @@ export function uploadTools(server: McpServer, call: ToolCall): void {
         tus: {
           endpoint: new URL('/api/tus', call.origin).toString(),
           version: '1.0.0' as const,
-          create_headers: { 'X-Api-Key': KEY_PLACEHOLDER, 'Tus-Resumable': '1.0.0', 'Upload-Length': size === undefined ? '<file size in bytes>' : String(size), 'Upload-Metadata': metadata },
-          patch_headers: { 'X-Api-Key': KEY_PLACEHOLDER, 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '<bytes sent so far>' },
+          create_headers: { 'X-Api-Key': YOUR_KEY, 'Tus-Resumable': '1.0.0', 'Upload-Length': size === undefined ? '<file size in bytes>' : String(size), 'Upload-Metadata': metadata },
+          patch_headers: { 'X-Api-Key': YOUR_KEY, 'Tus-Resumable': '1.0.0', 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '<bytes sent so far>' },
           max_bytes: limits.fileMax,
           chunk_max_bytes: limits.chunkMax,
         },
