@@ -9,7 +9,7 @@ import { EncryptedFileStore } from '../src/store/blobs/encrypted-file-store.ts';
 import { S3BlobStore } from '../src/store/blobs/s3-store.ts';
 import { MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
-import type { BlobStore, KeyRing } from '../src/domain/ports.ts';
+import type { BlobStore } from '../src/domain/ports.ts';
 import { startSwift } from '../test/helpers/swift.ts';
 
 const MiB = 1024 * 1024;
@@ -23,14 +23,9 @@ export async function run(args: string[]): Promise<void> {
   const swift = await startSwift();
   try {
     const masterKey = new MasterKey(randomBytes(32));
-    const ring = sqliteRepositories(openDb(path.join(dir, 'obscura.db'))).keyRing;
-    const keyRing: KeyRing = {
-      put: async (id, w) => void (await ring.put(id, w)),
-      get: async (id) => (await ring.get(id)) as Buffer | undefined,
-      delete: async (id) => (await ring.delete(id)) as boolean,
-    };
-    const file = await EncryptedFileStore.open({ dir: path.join(dir, 'blobs'), masterKey, keyRing: ring });
-    const s3 = new S3BlobStore({ url: swift.url(await swift.createBucket()), masterKey, keyRing, credentials: swift.credentials });
+    const repos = sqliteRepositories(openDb(path.join(dir, 'obscura.db')));
+    const file = await EncryptedFileStore.open({ dir: path.join(dir, 'blobs'), masterKey, keyRing: repos.keyRing });
+    const s3 = new S3BlobStore({ url: swift.url(await swift.createBucket()), masterKey, keyRing: repos.keyRing, parts: repos.parts, credentials: swift.credentials });
     const upload = async (store: BlobStore, id: string, keepPartial: boolean) => {
       await store.create(id);
       const t0 = performance.now();

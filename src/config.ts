@@ -160,6 +160,7 @@ const schema = {
   // scale-out (README "Many instances"): rows, queue, events and locks in PostgreSQL; blobs in S3
   OBSCURA_DATABASE_URL: [databaseUrl.optional(), undefined],
   OBSCURA_BLOB_URL: [blobUrl.optional(), undefined],
+  OBSCURA_BLOB_INLINE: [bytes.refine((n) => n <= 64 * MiB, 'must be at most 64MiB: it is kept in database rows'), '128KiB'],
   OBSCURA_JOB_LEASE: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '30s'],
   OBSCURA_RUN_JOBS: [bool, 'on'],
   OBSCURA_SWEEP_INTERVAL: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '1m'],
@@ -248,6 +249,8 @@ export interface Config {
   databaseUrl?: string;
   /** An S3-compatible bucket for the encrypted blobs; absent: files in the data folder. */
   blobUrl?: string;
+  /** Ciphertext a blob may keep in the database before its parts go to the object store. */
+  blobInline: number;
   listen: Record<Network, ListenAddress>;
   /** Origin used for every URL handed out on that network. */
   origin: Record<Network, string>;
@@ -405,6 +408,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: r.OBSCURA_DATABASE_URL,
     blobUrl: r.OBSCURA_BLOB_URL,
+    blobInline: r.OBSCURA_BLOB_INLINE,
     listen: listenAddr,
     origin: {
       clearnet: r.OBSCURA_CLEARNET_ORIGIN ?? defaultOrigin(listenAddr.clearnet, 8080),

@@ -4,6 +4,9 @@ import { createApp } from './http/app.ts';
 import { closeListener, listen, ListenError, listenOptions, type Listener } from './http/listeners.ts';
 import { createServices } from './services.ts';
 
+/** A write to the blob store unfinished after a day was left by an instance that died: a slow upload over Tor takes hours, not days. */
+const UNFINISHED_WRITE_LIFE = 24 * 3_600_000;
+
 async function main(): Promise<void> {
   let config, services;
   try {
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
     services.results.expire().catch((err) => log.error({ err }, 'result expiry sweep failed'));
     services.webSessions.sweep().catch((err) => log.error({ err }, 'web session sweep failed'));
     services.selfService.sweep().catch((err) => log.error({ err }, 'mail link sweep failed'));
+    services.blobs.sweep?.(Date.now() - UNFINISHED_WRITE_LIFE).catch((err) => log.error({ err }, 'blob store sweep failed'));
   }, config.sweepIntervalMs);
   janitor.unref();
 

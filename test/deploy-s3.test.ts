@@ -30,18 +30,24 @@ test('deploy/s3/run.sh: serves S3 in the foreground, stops cleanly on SIGTERM, a
   const client = makeS3Client({ endpoint, region: SWIFT_REGION }, SWIFT_CREDENTIALS);
   t.teardown(() => client.destroy());
 
+  // the proxy's healthcheck can answer before the account, container and object servers do
+  // (Swift then says 503): the store is up once a request through all of them succeeds
+  const serving = <T>(what: string, call: () => Promise<T>) => until(what, 60_000, call, 300);
+
   const first = run();
   await healthy();
   // a SIGTERM now may still find start.sh finishing: run.sh keeps it and stops once up
-  await client.send(new CreateBucketCommand({ Bucket: 'kept' }));
-  await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'k', Body: 'ciphertext stand-in' }));
+  await serving('a bucket is made', () =>
+    client.send(new CreateBucketCommand({ Bucket: 'kept' })).catch((err: Error) => (err.name === 'BucketAlreadyOwnedByYou' ? true : Promise.reject(err))),
+  );
+  await serving('an object is stored', () => client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'k', Body: 'ciphertext stand-in' })));
   first.child.kill('SIGTERM');
   t.is(await first.exit, 0, 'a clean stop');
   t.false((await fetch(`${endpoint}/healthcheck`).then(() => true, () => false)), 'no server left behind');
 
   const second = run(); // the container again, on the same volume
   await healthy();
-  const got = await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'k' }));
+  const got = await serving('the object is read back', () => client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'k' })));
   t.is(await got.Body!.transformToString(), 'ciphertext stand-in');
   second.child.kill('SIGTERM');
   t.is(await second.exit, 0);

@@ -187,6 +187,31 @@ function contract(name: string, open: Open): void {
     t.deepEqual(await r.keyRing.get('obj2'), bytes(0));
   });
 
+  it('part index: parts listed by number, claimed once, completed, withdrawn, removed one or all', async (t, r) => {
+    t.deepEqual(await r.parts.list('obj'), []);
+    await r.parts.add('obj', { no: 0, bytes: 44, body: allBytes(), complete: true });
+    await r.parts.add('obj', { no: 2, bytes: 0, objectKey: 'p/obj/00000002.aa', complete: false });
+    await r.parts.add('obj', { no: 1, bytes: 5, body: bytes(0), complete: true });
+    await r.parts.add('other', { no: 0, bytes: 1, body: bytes(1), complete: true });
+    await t.throwsAsync(async () => r.parts.add('obj', { no: 2, bytes: 0, objectKey: 'p/obj/00000002.bb', complete: false }), { instanceOf: DuplicateError }, 'a part number is claimed once');
+    const listed = await r.parts.list('obj');
+    t.deepEqual(listed, [
+      { no: 0, bytes: 44, body: allBytes(), complete: true },
+      { no: 1, bytes: 5, body: bytes(0), complete: true },
+      { no: 2, bytes: 0, objectKey: 'p/obj/00000002.aa', complete: false },
+    ]);
+    t.true(Buffer.isBuffer(listed[0]!.body));
+    await r.parts.complete('obj', 2, 8_000_000_000);
+    t.deepEqual((await r.parts.list('obj'))[2], { no: 2, bytes: 8_000_000_000, objectKey: 'p/obj/00000002.aa', complete: true });
+    await r.parts.withdraw('obj', 2);
+    t.false((await r.parts.list('obj'))[2]!.complete);
+    await r.parts.remove('obj', 1);
+    t.deepEqual((await r.parts.list('obj')).map((p) => p.no), [0, 2]);
+    await r.parts.remove('obj');
+    t.deepEqual(await r.parts.list('obj'), []);
+    t.deepEqual((await r.parts.list('other')).map((p) => p.no), [0]);
+  });
+
   it('settings: get, set, overwrite, delete', async (t, r) => {
     t.is(await r.settings.get('pepper'), undefined);
     await r.settings.set('pepper', 'one');

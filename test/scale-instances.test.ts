@@ -209,15 +209,24 @@ test.serial('v1 upload and a hide/reveal round trip across instances; an expired
   // a session left to expire: its uploads' objects leave the store (the sweep runs every second)
   const doomed = (await call(a.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
   await upload(b.url, key, doomed, 1, 'x.jpg', COVER);
+  await upload(a.url, key, doomed, 1, 'y.png', SECRET);
   const db = new pg.Client({ connectionString: e.db });
   await db.connect();
   t.teardown(() => db.end());
-  const ids = (await db.query("SELECT id FROM uploads WHERE session_id = $1", [doomed])).rows.map((r) => r.id as string);
-  t.is(ids.length, 1);
+  const ids = (await db.query('SELECT id FROM uploads WHERE session_id = $1 ORDER BY created_at', [doomed])).rows.map((r) => r.id as string);
+  t.is(ids.length, 2);
   const present = async (id: string) => (await listed()).some((o) => o.Key!.startsWith(`${id}/`));
-  t.true(await present(ids[0]));
-  await until('the expired upload leaves the object store', 60_000, async () => ((await present(ids[0])) ? undefined : true), 1000);
-  t.is((await db.query('SELECT state FROM uploads WHERE id = $1', [ids[0]])).rows[0].state, 'expired');
+  const rows = async (id: string) => (await db.query('SELECT object_key IS NULL AS here FROM blob_parts WHERE object_id = $1 ORDER BY no', [id])).rows.map((r) => (r.here ? 'index' : 'store'));
+  // the photo (415 kB) is in the object store; the small PNG (3 kB) is kept whole in the index
+  t.true(await present(ids[0]!));
+  t.deepEqual(await rows(ids[0]!), ['index', 'store']);
+  t.false(await present(ids[1]!));
+  t.deepEqual(await rows(ids[1]!), ['index', 'index']);
+  await until('the expired uploads leave the object store and the index', 60_000, async () => {
+    for (const id of ids) if ((await present(id)) || (await rows(id)).length) return undefined;
+    return true;
+  }, 1000);
+  t.deepEqual((await db.query('SELECT state FROM uploads WHERE session_id = $1', [doomed])).rows.map((r) => r.state), ['expired', 'expired']);
 });
 
 test.serial('an instance with another master key, or credentials the store refuses, stops at start with one clear line and writes nothing', async (t) => {

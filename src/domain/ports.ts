@@ -89,6 +89,37 @@ export interface KeyRing {
   delete(objectId: string): Promise<boolean>;
 }
 
+/**
+ * One part of an object kept in an object store, as the database records it: the object
+ * store's index, so that reading an object needs no listing and a small one no request at all.
+ * A part is written in the object store (objectKey), or, while the object is small, kept here
+ * (body); either way it is the same ciphertext.
+ */
+export interface StoredPart {
+  no: number;
+  /** Ciphertext bytes (0 until the part is complete). */
+  bytes: number;
+  /** Its object in the store: written once under a fresh name, never rewritten. */
+  objectKey?: string;
+  /** The ciphertext itself, for a part kept in the database. */
+  body?: Buffer;
+  /** false while its object is being written; a crash leaves it so, for the next append or delete to clear. */
+  complete: boolean;
+}
+
+export interface PartIndex {
+  /** The object's parts, by number. */
+  list(objectId: string): Promise<StoredPart[]>;
+  /** DuplicateError when the number is taken: a part is claimed before its bytes are written. */
+  add(objectId: string, part: StoredPart): Promise<void>;
+  /** The part's bytes are in the store, this many. */
+  complete(objectId: string, no: number, bytes: number): Promise<void>;
+  /** The part is no longer the object's (an append undone): incomplete again, until its bytes are deleted. */
+  withdraw(objectId: string, no: number): Promise<void>;
+  /** Forgets one part, or every part of the object. */
+  remove(objectId: string, no?: number): Promise<void>;
+}
+
 export interface SettingsRepository {
   get(name: string): Promise<string | undefined>;
   set(name: string, value: string): Promise<void>;
@@ -227,6 +258,7 @@ export interface Repositories {
   accounts: AccountRepository;
   apiKeys: ApiKeyRepository;
   keyRing: KeyRing;
+  parts: PartIndex;
   settings: SettingsRepository;
   sessions: SessionRepository;
   uploads: UploadRepository;
@@ -260,13 +292,15 @@ export interface BlobStore {
   create(id: string): Promise<void>;
   /** Streams bytes onto the end of the object; resolves to the new size once durable. */
   append(id: string, source: ByteSource, opts?: AppendOptions): Promise<number>;
-  /** Authenticated size of the object (its final frame is checked), never mid-append. */
+  /** The object's size, never mid-append: authenticated (its final frame is checked) or as an index the store trusts records it. */
   size(id: string): Promise<number>;
   exists(id: string): Promise<boolean>;
   /** Plaintext bytes [start, end) as a stream; an integrity failure errors the stream. */
   read(id: string, range?: { start?: number; end?: number }): Readable;
   /** Destroys the object: its data key first, then its bytes. */
   delete(id: string): Promise<boolean>;
+  /** Reclaims what writes begun before `before` (ms) and never finished left behind; how many. */
+  sweep?(before: number): Promise<number>;
 }
 
 export class BlobNotFoundError extends Error {

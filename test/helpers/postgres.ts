@@ -67,7 +67,8 @@ function stopSync(bin: string, data: string, base: string): void {
   rmSync(base, { recursive: true, force: true });
 }
 
-export async function startPostgres(): Promise<Postgres> {
+/** durable: commits reach the disk, as an operator runs PostgreSQL (benchmarks); otherwise a throwaway cluster that skips fsync (tests). */
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<Postgres> {
   const bin = binDir();
   const base = mkdtempSync(path.join(os.tmpdir(), 'obscura-pg-'));
   if (asRoot) {
@@ -99,9 +100,7 @@ export async function startPostgres(): Promise<Postgres> {
         `-k ${base}`,
         '-c listen_addresses=127.0.0.1',
         // a throwaway cluster: durability buys nothing here
-        '-c fsync=off',
-        '-c synchronous_commit=off',
-        '-c full_page_writes=off',
+        ...(options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
         '-c max_connections=300',
       ].join(' ');
       try {

@@ -7,7 +7,7 @@
 // interrupted append is rolled back to exactly the state before it, at start-up.
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Dirent } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { KeyedLock } from '../locker.ts';
@@ -175,12 +175,19 @@ export class EncryptedFileStore implements BlobStore {
         lastOffset = writePos - lastCipher.length;
         writePos = lastOffset;
         sinceCheckpoint = 0;
+        checkpointed = true;
       };
+      // Undoes the whole append, checkpoints included (a refused resumable append keeps nothing):
+      // the tail it started from is journaled again first, so a crash midway restores it too.
+      const startOffset = lastOffset;
+      const startCipher = lastCipher;
+      let checkpointed = false;
       const rollback = async () => {
         await inflight?.catch(() => {});
-        if (!journaled) return;
-        await fh.truncate(lastOffset);
-        await fh.write(lastCipher, 0, lastCipher.length, lastOffset);
+        if (!journaled && !checkpointed) return;
+        if (checkpointed) await writeJournal(p, startOffset, startCipher);
+        await fh.truncate(startOffset);
+        await fh.write(startCipher, 0, startCipher.length, startOffset);
         await fh.datasync();
         await dropJournal(p);
       };
@@ -337,6 +344,8 @@ export class EncryptedFileStore implements BlobStore {
       if (!s.isDirectory()) continue;
       const shard = path.join(this.#dir, s.name);
       for (const f of await readdir(shard)) {
+        // a journal cut off while it was written aside: the object was not touched under it
+        if (f.endsWith('.journal.new')) await rm(path.join(shard, f), { force: true });
         if (!f.endsWith('.journal')) continue;
         const id = f.slice(0, -'.journal'.length);
         if (ID.test(id)) await recover(this.#paths(id));
@@ -400,7 +409,10 @@ async function writeJournal(p: Paths, offset: number, frame: Buffer): Promise<vo
   head.writeBigUInt64BE(BigInt(offset), 4);
   head.writeUInt32BE(frame.length, 12);
   const digest = createHash('sha256').update(head).update(frame).digest();
-  await writeFile(p.journal, Buffer.concat([head, frame, digest]), { mode: 0o600, flush: true });
+  // written aside and renamed over: a journal that replaces another is never torn
+  const aside = `${p.journal}.new`;
+  await writeFile(aside, Buffer.concat([head, frame, digest]), { mode: 0o600, flush: true });
+  await rename(aside, p.journal);
   await fsyncDir(p.shard);
 }
 
@@ -416,7 +428,7 @@ async function recover(p: Paths): Promise<void> {
     j.subarray(0, 4).equals(JOURNAL_MAGIC) &&
     j.length === 16 + j.readUInt32BE(12) + 32 &&
     createHash('sha256').update(j.subarray(0, j.length - 32)).digest().equals(j.subarray(j.length - 32));
-  // A torn journal means the crash came before the object itself was touched.
+  // A torn journal (only a file store older than the rename) means the crash came before the object itself was touched.
   if (valid) {
     const offset = Number(j.readBigUInt64BE(4));
     const frame = j.subarray(16, j.length - 32);

@@ -2,23 +2,27 @@
 // ciphertext: the same AES-256-GCM frames as the file store (frames.ts), under the same kind of
 // per-object data key, wrapped by the master key and kept in the key ring.
 //
-// An object is a run of immutable part objects `<prefix><id>/<part, 8 digits>`; nothing is
-// ever rewritten:
-//   part 0 (written by create): header (version, frame size) | one empty final frame.
-//   part n >= 1 (written by an append): whole frames, the last one flagged final-of-part.
+// An object is a run of immutable parts, listed in the database's part index (PartIndex):
+//   part 0 (written by create): header (version, frame size) | one empty final frame; kept in
+//     the index.
+//   part n >= 1 (written by an append): whole frames, the last one flagged final-of-part; an
+//     object in the store under a fresh name, or, while the object's ciphertext stays within
+//     `inlineBytes`, kept in the index (a small object then costs the store no request at all).
 // Every frame's associated data is the file format's (version, object id, frame index within
 // the part, final flag) plus a context binding the frame size, the part number and the
 // plaintext offset where the part starts (the sum of every earlier part). So a flipped byte, a
-// part renamed, reordered, dropped from the middle or moved to another object, and a part cut
-// short all fail authentication. (Dropping whole parts from the end cannot be told from an
-// object that never had them: only an outside record of the size, such as the upload's
-// declared length, can catch that.)
+// part swapped, moved to another object or cut short all fail authentication.
 //
-// An append without keepPartial is one part object written by a multipart upload, so it is
-// atomic: a failure aborts it, and a crash leaves only an invisible incomplete upload. A
-// resumable append (keepPartial) commits a part object every `partBytes`, so a crash loses at
-// most that much; if it then fails on a size limit, the parts it wrote are deleted again.
-// At most one part's worth of ciphertext is held in memory.
+// The index is the authority on which parts exist and how long they are: a read needs no
+// listing, a size no request. A part's row is claimed (incomplete) before its object is
+// written and completed after, so every object in the store has a row (delete finds them
+// without a listing), and a crash leaves only incomplete rows at the end, which reads ignore
+// and the next append or delete clears.
+//
+// An append without keepPartial is one part, written by a multipart upload when it is large,
+// so it is atomic: a failure withdraws it. A resumable append (keepPartial) completes a part
+// every `partBytes`, so a crash loses at most that much; if it then fails on a size limit, the
+// parts it wrote are withdrawn again. At most one part's worth of ciphertext is held in memory.
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
@@ -27,11 +31,9 @@ import {
   HeadBucketCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
-  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
+  ListMultipartUploadsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -46,6 +48,8 @@ import {
   type ByteSource,
   type KeyRing,
   type Locker,
+  type PartIndex,
+  type StoredPart,
 } from '../../domain/ports.ts';
 import { KeyedLock } from '../locker.ts';
 import { IntegrityError, type MasterKey } from '../master-key.ts';
@@ -55,13 +59,14 @@ import { FRAME_OVERHEAD, FrameCodec, HEADER_BYTES, header, parseHeader } from '.
 export const S3_DEFAULT_FRAME_SIZE = 128 * 1024;
 /** Ciphertext per part object (resumable appends) and per multipart-upload part. */
 export const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
-/** Parts whose check is remembered at once (a few hundred bytes each). */
-const VERIFIED_MAX = 50_000;
+/** Ciphertext an object may have in the index before its parts go to the store (MinIO inlines up to 128 KiB too). */
+export const DEFAULT_INLINE_BYTES = 128 * 1024;
 /** S3's smallest multipart-upload part (all but the last). */
 const MIN_UPLOAD_PART = 5 * 1024 * 1024;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const PART_DIGITS = 8;
 const CONTEXT_TAG = Buffer.from('S3P1');
+const HEAD_BYTES = HEADER_BYTES + FRAME_OVERHEAD;
 
 export interface BlobUrl {
   bucket: string;
@@ -138,6 +143,8 @@ export interface S3BlobStoreOptions {
   url: string;
   masterKey: MasterKey;
   keyRing: KeyRing;
+  /** Where each object's parts are (in the same database as the key ring). */
+  parts: PartIndex;
   /** Default: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY. */
   credentials?: S3Credentials;
   /** A client to use instead of one made from the URL (the bucket and prefix still come from it). */
@@ -148,13 +155,14 @@ export interface S3BlobStoreOptions {
   frameSize?: number;
   /** Ciphertext bytes per part object / upload part (at least 5 MiB). */
   partBytes?: number;
+  /** Ciphertext an object may keep in the index; 0: every data part in the store. */
+  inlineBytes?: number;
 }
 
 interface Part {
   no: number;
-  key: string;
-  /** As the store listed it: the same ETag, the same bytes. */
-  etag?: string;
+  objectKey?: string;
+  body?: Buffer;
   /** Plaintext offset of the part's first byte. */
   start: number;
   plain: number;
@@ -167,6 +175,10 @@ interface Layout {
   frameSize: number;
   parts: Part[];
   size: number;
+  /** Ciphertext of the data parts. */
+  cipher: number;
+  /** Incomplete rows after the last part: writes a crash or a failed rollback left. */
+  stale: StoredPart[];
 }
 
 export class S3BlobStore implements BlobStore {
@@ -175,15 +187,11 @@ export class S3BlobStore implements BlobStore {
   readonly #prefix: string;
   readonly #master: MasterKey;
   readonly #keys: KeyRing;
+  readonly #parts: PartIndex;
   readonly #lock: Locker;
   readonly #frameSize: number;
   readonly #partBytes: number;
-  /**
-   * Parts this process has authenticated (or written), by key, with their ETag: a part is
-   * immutable, so while the store lists the same ETag its check need not be made again. Each
-   * check saved is a round trip to the store. Bounded; dropped when the object is deleted.
-   */
-  readonly #verified = new Map<string, { etag: string; frameSize?: number }>();
+  readonly #inlineBytes: number;
 
   constructor(opts: S3BlobStoreOptions) {
     const target = parseBlobUrl(opts.url);
@@ -192,9 +200,11 @@ export class S3BlobStore implements BlobStore {
     this.#prefix = target.prefix ?? '';
     this.#master = opts.masterKey;
     this.#keys = opts.keyRing;
+    this.#parts = opts.parts;
     this.#lock = opts.locker ?? new KeyedLock();
     this.#frameSize = opts.frameSize ?? S3_DEFAULT_FRAME_SIZE;
     this.#partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
+    this.#inlineBytes = opts.inlineBytes ?? DEFAULT_INLINE_BYTES;
   }
 
   get client(): S3Client {
@@ -219,23 +229,17 @@ export class S3BlobStore implements BlobStore {
   async create(id: string): Promise<void> {
     checkId(id);
     await this.#lock.run(id, async () => {
-      // ids are random: only the key ring can already hold one (parts never outlive their key, see delete)
+      // ids are random: only the key ring can already hold one
       if (await this.#keys.get(id)) {
         throw Object.assign(new Error(`object ${id} exists`), { code: 'EEXIST' });
       }
       const dataKey = randomBytes(32);
       const codec = partCodec(dataKey, id, this.#frameSize, 0, 0);
-      // the key goes in first, so part objects never exist without their key
+      // the key goes in first, so a part never exists without its key
       await this.#keys.put(id, this.#master.wrap(id, dataKey));
       try {
-        const r = await this.#s3.send(
-          new PutObjectCommand({
-            Bucket: this.#bucket,
-            Key: this.#partKey(id, 0),
-            Body: Buffer.concat([header(this.#frameSize), codec.seal(Buffer.alloc(0), 0, true)]),
-          }),
-        );
-        if (r.ETag) this.#remember(this.#partKey(id, 0), r.ETag, this.#frameSize);
+        const body = Buffer.concat([header(this.#frameSize), codec.seal(Buffer.alloc(0), 0, true)]);
+        await this.#parts.add(id, { no: 0, bytes: body.length, body, complete: true });
       } catch (err) {
         await this.#keys.delete(id);
         throw err;
@@ -250,7 +254,7 @@ export class S3BlobStore implements BlobStore {
 
   async #append(id: string, source: ByteSource, opts: AppendOptions): Promise<number> {
     const L = await this.#layout(id);
-    await this.#checkTail(id, L);
+    if (L.stale.length) await this.#clear(id, L.stale);
     const size = L.size;
     if (opts.expectOffset !== undefined && opts.expectOffset !== size) throw new OffsetMismatchError(size, opts.expectOffset);
 
@@ -264,52 +268,75 @@ export class S3BlobStore implements BlobStore {
     let codec = partCodec(L.dataKey, id, F, partNo, partStart);
     let frameIndex = 0; // within the part
     let partPlain = 0;
+    let partCipher = 0;
+    let storedCipher = L.cipher;
     // the ciphertext of the current part (resumable) or upload part (otherwise): the only big buffer
     // (grown on demand up to segFrames frames, so a small append does not take 8 MiB)
     let seg = Buffer.allocUnsafe(Math.min(segFrames, 2) * stride);
     let segLength = 0;
     let segFrameCount = 0;
     let upload: { key: string; uploadId: string; parts: CompletedPart[] } | undefined;
-    const committed: string[] = [];
+    /** A row claimed whose object is being written. */
+    let claimed: StoredPart | undefined;
+    /** Parts this append completed: withdrawn if it fails. */
+    const written: StoredPart[] = [];
     const buf = Buffer.allocUnsafe(F);
     let fill = 0;
     let received = 0;
     let storeFailed = false;
 
-    const shipUploadPart = async (key: string) => {
+    const claim = async (): Promise<string> => {
+      const part: StoredPart = { no: partNo, bytes: 0, objectKey: this.#objectKey(id, partNo), complete: false };
+      await this.#parts.add(id, part);
+      claimed = part;
+      return part.objectKey!;
+    };
+    const shipUploadPart = async () => {
       if (!upload) {
+        const key = await claim();
         const r = await this.#s3.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: key }));
         if (!r.UploadId) throw new Error('the object store returned no upload id');
         upload = { key, uploadId: r.UploadId, parts: [] };
       }
       const PartNumber = upload.parts.length + 1;
       const r = await this.#s3.send(
-        new UploadPartCommand({ Bucket: this.#bucket, Key: key, UploadId: upload.uploadId, PartNumber, Body: seg.subarray(0, segLength) }),
+        new UploadPartCommand({ Bucket: this.#bucket, Key: upload.key, UploadId: upload.uploadId, PartNumber, Body: seg.subarray(0, segLength) }),
       );
       upload.parts.push({ PartNumber, ETag: r.ETag });
+      partCipher += segLength;
       segLength = 0;
       segFrameCount = 0;
     };
     const finishPart = async () => {
-      const key = this.#partKey(id, partNo);
-      if (!upload) {
-        const r = await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: seg.subarray(0, segLength) }));
-        if (r.ETag) this.#remember(key, r.ETag); // written here, from these frames
+      if (!upload && storedCipher + segLength <= this.#inlineBytes) {
+        const part: StoredPart = { no: partNo, bytes: segLength, body: Buffer.from(seg.subarray(0, segLength)), complete: true };
+        await this.#parts.add(id, part);
+        written.push(part);
+        partCipher = segLength;
       } else {
-        await shipUploadPart(key);
-        const u = upload;
-        const r = await this.#s3.send(
-          new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: key, UploadId: u.uploadId, MultipartUpload: { Parts: u.parts } }),
-        );
-        if (r.ETag) this.#remember(key, r.ETag);
-        upload = undefined;
+        if (!upload) {
+          const key = await claim();
+          await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: seg.subarray(0, segLength) }));
+          partCipher = segLength;
+        } else {
+          await shipUploadPart();
+          const u = upload;
+          await this.#s3.send(
+            new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId, MultipartUpload: { Parts: u.parts } }),
+          );
+          upload = undefined;
+        }
+        await this.#parts.complete(id, partNo, partCipher);
+        written.push({ ...claimed!, bytes: partCipher, complete: true });
+        claimed = undefined;
       }
-      committed.push(key);
+      storedCipher += partCipher;
       segLength = 0;
       segFrameCount = 0;
       partNo++;
       partStart += partPlain;
       partPlain = 0;
+      partCipher = 0;
       frameIndex = 0;
       codec = partCodec(L.dataKey, id, F, partNo, partStart);
     };
@@ -330,7 +357,7 @@ export class S3BlobStore implements BlobStore {
       if (!direct) fill = 0;
       try {
         if (final) await finishPart();
-        else if (segFrameCount === segFrames) await shipUploadPart(this.#partKey(id, partNo));
+        else if (segFrameCount === segFrames) await shipUploadPart();
       } catch (err) {
         storeFailed = true;
         throw err;
@@ -343,11 +370,17 @@ export class S3BlobStore implements BlobStore {
       if (upload) {
         const u = upload;
         upload = undefined;
-        // an upload left incomplete is invisible; the bucket's lifecycle rule reclaims it
+        // an upload left incomplete is invisible; sweep() reclaims it
         await this.#s3.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId })).catch(() => {});
       }
-      // last first, so the object is a valid run of parts at every moment
-      for (const key of committed.reverse()) await this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+      // Last first, so the object is a valid run of parts at every moment: withdrawn parts are
+      // incomplete rows at the end, which no read counts, then their bytes go.
+      const undo = [...written.reverse(), ...(claimed ? [claimed] : [])];
+      for (const p of undo) {
+        if (p.objectKey) await this.#parts.withdraw(id, p.no);
+        else await this.#parts.remove(id, p.no);
+      }
+      await this.#clear(id, undo.filter((p) => p.objectKey)).catch(() => {}); // what stays is cleared by the next append or delete
     };
 
     try {
@@ -390,17 +423,14 @@ export class S3BlobStore implements BlobStore {
 
   async size(id: string): Promise<number> {
     checkId(id);
-    return this.#lock.run(id, async () => {
-      const L = await this.#layout(id);
-      await this.#checkTail(id, L);
-      return L.size;
-    });
+    return (await this.#layout(id)).size;
   }
 
   async exists(id: string): Promise<boolean> {
     if (!ID.test(id)) return false;
     if (!(await this.#keys.get(id))) return false;
-    return this.#head(this.#partKey(id, 0));
+    const first = (await this.#parts.list(id))[0];
+    return first?.no === 0 && first.complete;
   }
 
   read(id: string, range: { start?: number; end?: number } = {}): Readable {
@@ -422,9 +452,7 @@ export class S3BlobStore implements BlobStore {
         const to = Math.min((last + 1) * stride, p.cipher);
         const codec = partCodec(L.dataKey, id, F, p.no, p.start);
         const frameLength = (i: number) => (i < p.frames - 1 ? stride : p.cipher - (p.frames - 1) * stride);
-        const res = await self.#s3.send(new GetObjectCommand({ Bucket: self.#bucket, Key: p.key, Range: `bytes=${from}-${to - 1}` }));
-        const body = res.Body as (AsyncIterable<Uint8Array> & { destroy?: () => void }) | undefined;
-        if (!body) throw new IntegrityError(`part ${p.no} has no body`);
+        const body = p.body ? [p.body.subarray(from, to)] : await self.#get(p.objectKey!, from, to);
         let index = first;
         let pending: Buffer[] = [];
         let pendingLength = 0;
@@ -449,9 +477,9 @@ export class S3BlobStore implements BlobStore {
             }
           }
         } finally {
-          body.destroy?.();
+          (body as { destroy?: () => void }).destroy?.();
         }
-        if (index !== last + 1 || pendingLength !== 0) throw new IntegrityError(`part ${p.no} is not the length it was listed with`);
+        if (index !== last + 1 || pendingLength !== 0) throw new IntegrityError(`part ${p.no} is not the length it was recorded with`);
       }
     }
     return Readable.from(frames(), { objectMode: false, highWaterMark: 4 * 64 * 1024 });
@@ -460,118 +488,102 @@ export class S3BlobStore implements BlobStore {
   async delete(id: string): Promise<boolean> {
     checkId(id);
     return this.#lock.run(id, async () => {
+      // the key first: from here on no byte of the object can be read, whatever else fails
       const hadKey = await this.#keys.delete(id);
-      const keys = (await this.#list(id)).map((o) => o.key);
-      for (const key of keys) this.#verified.delete(key);
-      for (let i = 0; i < keys.length; i += 1000) {
-        const batch = keys.slice(i, i + 1000);
-        const r = await this.#s3.send(
-          new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
-        );
-        if (r.Errors?.length) throw new Error(`could not delete ${r.Errors.length} part(s) of ${id}: ${r.Errors[0]!.Code}`);
-      }
-      return hadKey || keys.length > 0;
+      const rows = await this.#parts.list(id);
+      await this.#clear(id, rows);
+      return hadKey || rows.length > 0;
     });
   }
 
-  /** The object's parts as listed, checked: contiguous numbers, plausible lengths, part 0 authenticated. */
+  /**
+   * Aborts multipart uploads begun before `before` (ms) and never completed or aborted (an
+   * instance that died in the middle of a large append): invisible, but billed and kept by
+   * the store until then. Returns how many.
+   */
+  async sweep(before: number): Promise<number> {
+    let aborted = 0;
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    do {
+      const r = await this.#s3.send(
+        new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix: this.#prefix || undefined, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+      );
+      for (const u of r.Uploads ?? []) {
+        if (!u.Key || !u.UploadId || !u.Initiated || u.Initiated.getTime() >= before) continue;
+        await this.#s3.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: u.Key, UploadId: u.UploadId }));
+        aborted++;
+      }
+      keyMarker = r.IsTruncated ? r.NextKeyMarker : undefined;
+      uploadIdMarker = r.IsTruncated ? r.NextUploadIdMarker : undefined;
+    } while (keyMarker);
+    return aborted;
+  }
+
+  /** Deletes the parts' objects, then their rows (a failure leaves the rows, for the next try). */
+  async #clear(id: string, parts: StoredPart[]): Promise<void> {
+    const keys = parts.flatMap((p) => (p.objectKey ? [p.objectKey] : []));
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000);
+      const r = await this.#s3.send(
+        new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+      );
+      if (r.Errors?.length) throw new Error(`could not delete ${r.Errors.length} part(s) of ${id}: ${r.Errors[0]!.Code}`);
+    }
+    const all = parts.length > 0 && parts[0]!.no === 0;
+    if (all) await this.#parts.remove(id);
+    else for (const p of parts) await this.#parts.remove(id, p.no);
+  }
+
+  /** The object's parts as the index lists them, checked: contiguous numbers, plausible lengths, part 0 authenticated. */
   async #layout(id: string): Promise<Layout> {
     const wrapped = await this.#keys.get(id);
     if (!wrapped) throw new BlobNotFoundError(`no object ${id}`);
-    const listed = await this.#list(id);
-    if (!listed.length) throw new BlobNotFoundError(`no object ${id}`);
+    const rows = await this.#parts.list(id);
+    let end = rows.length;
+    while (end > 0 && !rows[end - 1]!.complete) end--;
+    // a key without a complete part 0: a create that never finished
+    if (end === 0) throw new BlobNotFoundError(`no object ${id}`);
     const dataKey = this.#master.unwrap(id, wrapped);
-    const headLength = HEADER_BYTES + FRAME_OVERHEAD;
-    const known = listed[0]!.etag !== undefined ? this.#verified.get(listed[0]!.key) : undefined;
-    let F: number;
-    if (known && known.etag === listed[0]!.etag && known.frameSize !== undefined && listed[0]!.size === headLength) F = known.frameSize;
-    else {
-      const head = await this.#get(this.#partKey(id, 0));
-      if (head.length !== headLength) throw new IntegrityError('part 0 has the wrong length');
-      F = parseHeader(head).frameSize;
-      const empty = partCodec(dataKey, id, F, 0, 0).open(head.subarray(HEADER_BYTES), 0, true);
-      if (empty.length !== 0) throw new IntegrityError('part 0 is not empty');
-      if (listed[0]!.etag) this.#remember(listed[0]!.key, listed[0]!.etag, F);
-    }
+    const head = rows[0]!;
+    if (head.no !== 0 || !head.body || head.body.length !== HEAD_BYTES) throw new IntegrityError(`part 0 of ${id} is not a header`);
+    const F = parseHeader(head.body).frameSize;
+    const empty = partCodec(dataKey, id, F, 0, 0).open(head.body.subarray(HEADER_BYTES), 0, true);
+    if (empty.length !== 0) throw new IntegrityError('part 0 is not empty');
     const stride = F + FRAME_OVERHEAD;
-    const parts: Part[] = [];
+    const parts: Part[] = [{ no: 0, body: head.body, start: 0, plain: 0, cipher: HEAD_BYTES, frames: 1 }];
     let at = 0;
-    for (const [i, o] of listed.entries()) {
-      const no = Number(o.key.slice(o.key.lastIndexOf('/') + 1));
-      if (no !== i) throw new IntegrityError(`part ${i} of ${id} is missing`);
-      if (no === 0) {
-        if (o.size !== headLength) throw new IntegrityError('part 0 changed');
-        parts.push({ no, key: o.key, etag: o.etag, start: 0, plain: 0, cipher: o.size, frames: 1 });
-        continue;
-      }
-      const frames = Math.ceil(o.size / stride);
-      const lastCipher = o.size - (frames - 1) * stride;
-      if (frames < 1 || lastCipher <= FRAME_OVERHEAD) throw new IntegrityError(`part ${no} of ${id} is truncated`);
+    let cipher = 0;
+    for (let i = 1; i < end; i++) {
+      const r = rows[i]!;
+      if (r.no !== i) throw new IntegrityError(`part ${i} of ${id} is missing`);
+      if (!r.complete) throw new IntegrityError(`part ${i} of ${id} is incomplete`);
+      if (r.body ? r.body.length !== r.bytes : !r.objectKey) throw new IntegrityError(`part ${i} of ${id} is recorded wrongly`);
+      const frames = Math.ceil(r.bytes / stride);
+      const lastCipher = r.bytes - (frames - 1) * stride;
+      if (frames < 1 || lastCipher <= FRAME_OVERHEAD) throw new IntegrityError(`part ${i} of ${id} is truncated`);
       const plain = (frames - 1) * F + lastCipher - FRAME_OVERHEAD;
-      parts.push({ no, key: o.key, etag: o.etag, start: at, plain, cipher: o.size, frames });
+      parts.push({ no: i, ...(r.objectKey ? { objectKey: r.objectKey } : { body: r.body! }), start: at, plain, cipher: r.bytes, frames });
       at += plain;
+      cipher += r.bytes;
     }
-    return { dataKey, frameSize: F, parts, size: at };
+    return { dataKey, frameSize: F, parts, size: at, cipher, stale: rows.slice(end) };
   }
 
-  /** Authenticates the last frame of the last part, so a size is never reported for bytes that are not there. */
-  async #checkTail(id: string, L: Layout): Promise<void> {
-    const p = L.parts[L.parts.length - 1]!;
-    if (p.no === 0) return; // authenticated by #layout
-    if (p.etag !== undefined && this.#verified.get(p.key)?.etag === p.etag) return; // these very bytes were checked (or written) here
-    const stride = L.frameSize + FRAME_OVERHEAD;
-    const from = (p.frames - 1) * stride;
-    const frame = await this.#get(p.key, from, p.cipher);
-    if (frame.length !== p.cipher - from) throw new IntegrityError(`part ${p.no} is not the length it was listed with`);
-    partCodec(L.dataKey, id, L.frameSize, p.no, p.start).open(frame, p.frames - 1, true);
-    if (p.etag) this.#remember(p.key, p.etag);
-  }
-
-  #remember(key: string, etag: string, frameSize?: number): void {
-    if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!);
-    this.#verified.set(key, { etag, frameSize });
-  }
-
-  async #list(id: string): Promise<{ key: string; size: number; etag?: string }[]> {
-    const prefix = `${this.#prefix}${id}/`;
-    const out: { key: string; size: number; etag?: string }[] = [];
-    let token: string | undefined;
-    do {
-      const r = await this.#s3.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token }));
-      for (const o of r.Contents ?? []) {
-        const name = o.Key!.slice(prefix.length);
-        if (!new RegExp(`^\\d{${PART_DIGITS}}$`).test(name)) throw new IntegrityError(`unexpected object ${o.Key} under ${id}`);
-        out.push({ key: o.Key!, size: o.Size ?? 0, etag: o.ETag });
-      }
-      token = r.IsTruncated ? r.NextContinuationToken : undefined;
-    } while (token);
-    return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  }
-
-  async #get(key: string, from?: number, to?: number): Promise<Buffer> {
+  async #get(key: string, from: number, to: number): Promise<AsyncIterable<Uint8Array>> {
     try {
-      const r = await this.#s3.send(
-        new GetObjectCommand({ Bucket: this.#bucket, Key: key, ...(from !== undefined ? { Range: `bytes=${from}-${(to ?? 0) - 1}` } : {}) }),
-      );
-      return Buffer.from(await r.Body!.transformToByteArray());
+      const r = await this.#s3.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=${from}-${to - 1}` }));
+      if (!r.Body) throw new IntegrityError(`part ${key} has no body`);
+      return r.Body as AsyncIterable<Uint8Array>;
     } catch (err) {
       if (notFound(err)) throw new IntegrityError(`part ${key} vanished`);
       throw err;
     }
   }
 
-  async #head(key: string): Promise<boolean> {
-    try {
-      await this.#s3.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
-      return true;
-    } catch (err) {
-      if (notFound(err)) return false;
-      throw err;
-    }
-  }
-
-  #partKey(id: string, no: number): string {
-    return `${this.#prefix}${id}/${String(no).padStart(PART_DIGITS, '0')}`;
+  /** A fresh name per part written: an object is never overwritten, even by a writer that lost its lock. */
+  #objectKey(id: string, no: number): string {
+    return `${this.#prefix}${id}/${String(no).padStart(PART_DIGITS, '0')}.${randomBytes(6).toString('hex')}`;
   }
 }
 

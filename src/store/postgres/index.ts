@@ -7,6 +7,7 @@ import { PostgresAssets } from './assets.ts';
 import type { PgDb } from './db.ts';
 import { PostgresJobs } from './jobs.ts';
 import { PostgresKeyRing } from './key-ring.ts';
+import { PostgresPartIndex } from './parts.ts';
 import { PostgresSessions } from './sessions.ts';
 import { PostgresSettings } from './settings.ts';
 import { PostgresUploads } from './uploads.ts';
@@ -19,6 +20,7 @@ export function postgresRepositories(db: PgDb): Repositories {
     accounts: new PostgresAccounts(db),
     apiKeys: new PostgresApiKeys(db),
     keyRing: new PostgresKeyRing(db),
+    parts: new PostgresPartIndex(db),
     settings: new PostgresSettings(db),
     sessions: new PostgresSessions(db),
     uploads: new PostgresUploads(db),

@@ -190,4 +190,22 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    // The index of the object store's parts (S3 blobs, README "Many instances"): where each part
+    // of an object is, how long it is, and the ciphertext itself while the object is small. The
+    // file store leaves it empty; it exists in both so that the schemas stay one numbered list.
+    sql: `
+      CREATE TABLE blob_parts (
+        object_id TEXT NOT NULL,
+        no INTEGER NOT NULL,
+        bytes BIGINT NOT NULL,
+        object_key TEXT,
+        body BYTEA,
+        complete BOOLEAN NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (object_id, no)
+      );
+    `,
+  },
 ];

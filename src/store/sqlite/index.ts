@@ -5,6 +5,7 @@ import { SqliteJobs } from './jobs.ts';
 import { SqliteApiKeys } from './api-keys.ts';
 import { unique, type Db } from './db.ts';
 import { SqliteKeyRing } from './key-ring.ts';
+import { SqlitePartIndex } from './parts.ts';
 import { SqliteSessions } from './sessions.ts';
 import { SqliteSettings } from './settings.ts';
 import { SqliteUploads } from './uploads.ts';
@@ -22,6 +23,7 @@ export function sqliteRepositories(db: Db): Repositories {
     accounts: new SqliteAccounts(db),
     apiKeys: new SqliteApiKeys(db),
     keyRing: new SqliteKeyRing(db),
+    parts: new SqlitePartIndex(db),
     settings: new SqliteSettings(db),
     sessions: new SqliteSessions(db),
     uploads: new SqliteUploads(db),

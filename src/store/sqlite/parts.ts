@@ -1,0 +1,47 @@
+import type { PartIndex, StoredPart } from '../../domain/ports.ts';
+import type { Db } from './db.ts';
+
+interface Row {
+  no: number;
+  bytes: number;
+  object_key: string | null;
+  body: Uint8Array | null;
+  complete: number;
+}
+
+export class SqlitePartIndex implements PartIndex {
+  private readonly db: Db;
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  async list(objectId: string): Promise<StoredPart[]> {
+    const rows = this.db.prepare('SELECT no, bytes, object_key, body, complete FROM blob_parts WHERE object_id = ? ORDER BY no').all(objectId) as unknown as Row[];
+    return rows.map((r) => ({
+      no: r.no,
+      bytes: r.bytes,
+      ...(r.object_key !== null ? { objectKey: r.object_key } : {}),
+      ...(r.body !== null ? { body: Buffer.from(r.body) } : {}),
+      complete: r.complete === 1,
+    }));
+  }
+
+  async add(objectId: string, p: StoredPart): Promise<void> {
+    this.db
+      .prepare('INSERT INTO blob_parts (object_id, no, bytes, object_key, body, complete, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(objectId, p.no, p.bytes, p.objectKey ?? null, p.body ?? null, p.complete ? 1 : 0, Date.now());
+  }
+
+  async complete(objectId: string, no: number, bytes: number): Promise<void> {
+    this.db.prepare('UPDATE blob_parts SET bytes = ?, complete = 1 WHERE object_id = ? AND no = ?').run(bytes, objectId, no);
+  }
+
+  async withdraw(objectId: string, no: number): Promise<void> {
+    this.db.prepare('UPDATE blob_parts SET complete = 0 WHERE object_id = ? AND no = ?').run(objectId, no);
+  }
+
+  async remove(objectId: string, no?: number): Promise<void> {
+    if (no === undefined) this.db.prepare('DELETE FROM blob_parts WHERE object_id = ?').run(objectId);
+    else this.db.prepare('DELETE FROM blob_parts WHERE object_id = ? AND no = ?').run(objectId, no);
+  }
+}
