@@ -28,7 +28,7 @@ import type { BlobStore } from './domain/ports.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey, MasterKeyError } from './store/master-key.ts';
 import type { Repositories } from './domain/ports.ts';
-import { Scratch } from './store/scratch.ts';
+import { ScratchFolders } from './store/scratch.ts';
 import { Sealer } from './store/sealer.ts';
 import { openDb, sqliteRepositories, type Db } from './store/sqlite/index.ts';
 import { openPostgres, postgresRepositories } from './store/postgres/index.ts';
@@ -51,7 +51,7 @@ export interface Services {
   locker: Locker;
   masterKey: MasterKey;
   blobs: BlobStore;
-  scratch: Scratch;
+  scratch: ScratchFolders;
   accounts: Accounts;
   apiKeys: ApiKeys;
   maintenance: Maintenance;
@@ -87,7 +87,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     await engine.close();
     throw err;
   });
-  const scratch = new Scratch(config.scratchDir, config.dataDir);
+  const scratch = new ScratchFolders(config.scratchDir, config.dataDir);
   const accounts = new Accounts(repos.accounts);
   const apiKeys = new ApiKeys({
     repo: repos.apiKeys,
@@ -144,7 +144,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     repo: repos.accounts,
     tokens: repos.mailTokens,
     mailer,
-    brakes: new WebBrakes(config.web),
+    brakes: new WebBrakes(config.web, engine.counters, masterKey.derive('web-brakes')),
     tokenKey: masterKey.derive('mail-token'),
     linkLifeMs: config.web.verifyLinkLifeMs,
   });
@@ -168,7 +168,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     jobs,
     results: new JobResults({ rows: repos.jobs, assets: repos.assets, blobs, sealer }),
     pool,
-    rateLimits: new RateLimits(config.abuse, engine.counters),
+    rateLimits: new RateLimits(config.abuse, engine.counters, masterKey.derive('key-brake')),
     webSessions,
     selfService,
     masterKeyCreated: created,

@@ -4,7 +4,7 @@ import { test } from './helpers/test.ts';
 import { tempDir } from './helpers/service.ts';
 import { exited, freePort, keyFor, startChild } from './helpers/child.ts';
 import { makeVideo } from './helpers/media.ts';
-import { Scratch } from '../src/store/scratch.ts';
+import { ScratchFolders } from '../src/store/scratch.ts';
 
 test('the server killed during a long conversion: after restart the job runs again and completes', async (t) => {
   const dataDir = tempDir();
@@ -30,7 +30,7 @@ test('the server killed during a long conversion: after restart the job runs aga
     if (['completed', 'failed', 'partial'].includes(p.status)) t.fail(`finished before the kill: ${p.status}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  const orphans = spawnSync('pgrep', ['-f', `ffmpeg .*${new Scratch('/dev/shm', dataDir).prefix}`], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+  const orphans = spawnSync('pgrep', ['-f', `ffmpeg .*${new ScratchFolders('/dev/shm', dataDir).prefix}`], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
   t.true(orphans.length >= 1, 'ffmpeg was running when the server died');
   child.kill('SIGKILL');
   await exited(child);

@@ -309,3 +309,48 @@ test.serial('an account’s limits hold across instances: requests a minute are 
   const refused = await call(a.url, key, 'GET', '/api/account');
   t.regex(refused.headers.get('retry-after')!, /^\d+$/);
 });
+
+test.serial('the brake on wrong keys holds across instances: tripped on one, it stops new keys on the other, and keys in use on either pass', async (t) => {
+  t.timeout(60_000);
+  const e = await engines();
+  const [inUse, fresh] = [await keyOn(e.db), await keyOn(e.db)];
+  const env = { OBSCURA_RATE_BAD_KEYS: '4', OBSCURA_RATE_BAD_KEYS_BRAKE: '2m' };
+  const [a, b] = await Promise.all([instance(e, env), instance(e, env)]);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  t.is((await call(a.url, inUse, 'GET', '/api/account')).status, 200, 'a key in use, seen by the first instance only');
+  const wrong = () => `sw_${randomBytes(32).toString('base64url')}`;
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await call(i % 2 ? b.url : a.url, wrong(), 'GET', '/api/account')).status);
+  t.deepEqual(statuses, [401, 401, 401, 401, 401], 'four wrong keys across both, and the fifth, which trips the brake, were each looked up');
+  t.is((await call(a.url, wrong(), 'GET', '/api/account')).status, 429, 'guesses are no longer checked');
+  // the other instance reads the brake within a second (a guess it still checks meanwhile counts too)
+  await until('the brake reaches the other instance', 10_000, async () => ((await call(b.url, wrong(), 'GET', '/api/account')).status === 429 ? true : undefined), 250);
+  const refused = await call(b.url, fresh, 'GET', '/api/account');
+  t.is(refused.status, 429, 'a valid key never used waits out the brake like a guess');
+  t.is(refused.body.error, 'rate_limited');
+  t.true(Number(refused.headers.get('retry-after')) > 60);
+  t.is((await call(b.url, inUse, 'GET', '/api/account')).status, 200, 'a key in use on the other instance passes the brake here');
+});
+
+test.serial('the sign-in brake holds across instances: failures for one address counted once for all', async (t) => {
+  t.timeout(60_000);
+  const e = await engines();
+  const { loadConfig } = await import('../src/config.ts');
+  const { createServices } = await import('../src/services.ts');
+  const open = () => createServices(loadConfig({ OBSCURA_DATA_DIR: tempDir(), OBSCURA_DATABASE_URL: e.db, OBSCURA_MASTER_KEY: MASTER_KEY, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_RUN_JOBS: 'off', OBSCURA_SIGN_IN_FAILURES: '4' }));
+  const [one, two] = [await open(), await open()];
+  t.teardown(() => Promise.all([one.close(), two.close()]));
+  const account = await one.accounts.create('person@example.org', { verified: true });
+  await one.selfService.setPassword(account, 'correct horse battery staple');
+  const tries: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const s = i % 2 ? two : one;
+    tries.push(await s.selfService.signIn({ email: 'person@example.org', password: `wrong ${i}` }).then(() => 'in', (err: { code: string }) => err.code));
+  }
+  t.deepEqual(tries, ['sign_in_failed', 'sign_in_failed', 'sign_in_failed', 'sign_in_failed', 'rate_limited']);
+  const right = await two.selfService.signIn({ email: 'person@example.org', password: 'correct horse battery staple' }).catch((err: { code: string }) => err.code);
+  t.is(right, 'rate_limited', 'the address is braked on every instance, even for the right password');
+  const other = await one.accounts.create('other@example.org', { verified: true });
+  await one.selfService.setPassword(other, 'another good passphrase');
+  t.is((await two.selfService.signIn({ email: 'other@example.org', password: 'another good passphrase' })).id, other.id, 'another address is not braked');
+});

@@ -1,10 +1,10 @@
 import { existsSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from './helpers/test.ts';
-import { Scratch } from '../src/store/scratch.ts';
+import { ScratchFolders } from '../src/store/scratch.ts';
 
 test('a job gets a private folder on a memory-backed filesystem, removed when it succeeds', async (t) => {
-  const scratch = new Scratch('/dev/shm');
+  const scratch = new ScratchFolders('/dev/shm');
   t.true(scratch.isMemoryBacked());
   let seen = '';
   const out = await scratch.with(async (dir) => {
@@ -20,7 +20,7 @@ test('a job gets a private folder on a memory-backed filesystem, removed when it
 });
 
 test('the folder is removed when the job throws', async (t) => {
-  const scratch = new Scratch('/dev/shm');
+  const scratch = new ScratchFolders('/dev/shm');
   let seen = '';
   await t.throwsAsync(
     scratch.with(async (dir) => {
@@ -37,8 +37,8 @@ test('the folder is removed when the job throws', async (t) => {
 test('leftovers of a killed process are swept; disk-backed roots are recognised', async (t) => {
   const root = '/dev/shm/obscura-sweep-test-' + process.pid;
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const scratch = new Scratch(root, '/srv/a');
-  const neighbour = new Scratch(root, '/srv/b'); // another service on the same root
+  const scratch = new ScratchFolders(root, '/srv/a');
+  const neighbour = new ScratchFolders(root, '/srv/b'); // another service on the same root
   mkdirSync(path.join(root, `${scratch.prefix}left`), { recursive: true });
   mkdirSync(path.join(root, `${neighbour.prefix}busy`), { recursive: true });
   mkdirSync(path.join(root, 'unrelated'), { recursive: true });
@@ -46,5 +46,5 @@ test('leftovers of a killed process are swept; disk-backed roots are recognised'
   t.false(existsSync(path.join(root, `${scratch.prefix}left`)));
   t.true(existsSync(path.join(root, `${neighbour.prefix}busy`)), "another instance's jobs are left alone");
   t.true(existsSync(path.join(root, 'unrelated')));
-  t.false(new Scratch(process.cwd()).isMemoryBacked());
+  t.false(new ScratchFolders(process.cwd()).isMemoryBacked());
 });

@@ -22,8 +22,8 @@ import type {
   SessionType,
   UploadRow,
   Sealer,
+  Scratch,
 } from './ports.ts';
-import type { Scratch } from '../store/scratch.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import type { Sessions } from './sessions.ts';

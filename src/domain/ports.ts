@@ -270,6 +270,12 @@ export interface Repositories {
 
 // ---- bytes ------------------------------------------------------------------
 
+/** Private working folders for media tools that need files, on a memory-backed filesystem. */
+export interface Scratch {
+  /** Gives fn a fresh folder (mode 0700) and removes it when fn settles, whatever the outcome. */
+  with<T>(fn: (dir: string) => Promise<T>): Promise<T>;
+}
+
 export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 export interface AppendOptions {

@@ -1,9 +1,10 @@
 // How much one client may ask of the service: per account (requests a minute, job starts and
 // uploaded bytes an hour, counted on the engine's shared counters so that the limits hold across
 // instances; uploads at once, per instance), per anonymous visitor (a Tor circuit or an I2P
-// destination, by an opaque tag, in memory: each instance has its own routers), and one brake
-// on wrong keys. Counter keys are account ids, never addresses; nothing here is logged.
-import { createHmac, randomBytes } from 'node:crypto';
+// destination, by an opaque tag, in memory: a circuit's number means something only to the tor
+// that made it, and each instance has its own), and one brake on wrong keys, shared by every
+// instance. Counter keys are account ids and HMACs of keys, never addresses; nothing here is logged.
+import { createHmac } from 'node:crypto';
 import type { AbuseLimits } from '../config.ts';
 import type { RateCounters } from './ports.ts';
 import { WindowCounter } from './window-counter.ts';
@@ -16,10 +17,12 @@ export interface Refusal {
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-// Keys that authenticated pass the brake; remembered (as an HMAC under a key of this process)
-// for a day, at most this many.
+// Keys that authenticated pass the brake; remembered (as an HMAC under a key every instance
+// derives from the master key) for a day, in this process at most this many.
 const KNOWN_KEYS_MAX = 10_000;
 const KNOWN_KEY_LIFE = 24 * HOUR;
+// How stale this instance's view of the brake may be: a brake another instance put on reaches it within this.
+const BRAKE_READ_MS = 1000;
 // An upload over the per-account cap waits on another to finish: no window to count down.
 const BUSY_RETRY_S = 10;
 
@@ -29,19 +32,21 @@ export class RateLimits {
   readonly settings: AbuseLimits;
   readonly #counters: RateCounters;
   readonly #visitors: WindowCounter;
-  readonly #badKeys: WindowCounter;
   readonly #now: () => number;
-  readonly #tagKey = randomBytes(32);
+  readonly #tagKey: Buffer;
+  /** Keys known to have authenticated (by tag), with when their shared mark was written. */
   readonly #known = new Map<string, number>();
   readonly #uploading = new Map<string, number>();
-  #brakeUntil = 0;
+  /** The brake as last read from the shared counters. */
+  #brake = { until: 0, readAt: Number.NEGATIVE_INFINITY };
 
-  constructor(settings: AbuseLimits, counters: RateCounters, now: () => number = Date.now) {
+  /** `tagKey` is the same on every instance, so that they share what they know of keys. */
+  constructor(settings: AbuseLimits, counters: RateCounters, tagKey: Buffer, now: () => number = Date.now) {
     this.settings = settings;
     this.#now = now;
     this.#counters = counters;
+    this.#tagKey = tagKey;
     this.#visitors = new WindowCounter({ limit: settings.visitorPerMinute, windowMs: MINUTE, now });
-    this.#badKeys = new WindowCounter({ limit: settings.badKeys.limit, windowMs: settings.badKeys.windowMs, maxKeys: 1, now });
   }
 
   /** One request from an anonymous visitor: a Tor circuit or an I2P destination, by its opaque tag. */
@@ -53,39 +58,64 @@ export class RateLimits {
   }
 
   /**
-   * Before a key is looked up. While the brake is on, only keys that authenticated before are
-   * looked up at all: a guess is answered 429 without being checked, so guessing stops paying.
+   * Before a key is looked up. While the brake is on, only keys that authenticated before (on
+   * any instance) are looked up at all: a guess is answered 429 without being checked, so
+   * guessing stops paying.
    */
-  keyCheck(presented: string | undefined): Refusal | undefined {
+  async keyCheck(presented: string | undefined): Promise<Refusal | undefined> {
+    if (presented === undefined) return undefined;
     const now = this.#now();
-    if (presented === undefined || now >= this.#brakeUntil) return undefined;
-    const tag = this.#tag(presented);
-    const known = this.#known.get(tag);
-    if (known !== undefined && known > now) return undefined;
+    const until = await this.#brakeUntil(now);
+    if (now >= until) return undefined;
+    if (await this.#isKnown(this.#tag(presented), now)) return undefined;
     return {
-      retryAfterS: seconds(this.#brakeUntil - now),
-      message: `Too many wrong API keys reached this service; new keys are not checked for the next ${seconds(this.#brakeUntil - now)} seconds. Keys already in use keep working.`,
+      retryAfterS: seconds(until - now),
+      message: `Too many wrong API keys reached this service; new keys are not checked for the next ${seconds(until - now)} seconds. Keys already in use keep working.`,
     };
   }
 
-  /** A key that was looked up and is unknown, revoked or expired: past the threshold, the brake goes on. */
-  keyRejected(presented: string): void {
-    this.#known.delete(this.#tag(presented));
-    if (this.#badKeys.take('all') === undefined) return;
-    this.#brakeUntil = this.#now() + this.settings.badKeys.brakeMs;
-    this.#badKeys.add('all', -this.settings.badKeys.limit); // the next window starts after the brake
+  /** A key that was looked up and is unknown, revoked or expired: past the threshold, the brake goes on for every instance. */
+  async keyRejected(presented: string): Promise<void> {
+    const tag = this.#tag(presented);
+    const now = this.#now();
+    if (this.#known.delete(tag)) await this.#counters.add(`known-key:${tag}`, -1, KNOWN_KEY_LIFE, now);
+    const { limit, windowMs, brakeMs } = this.settings.badKeys;
+    if ((await this.#counters.take('wrong-keys', 1, limit, windowMs, now)) === undefined) return;
+    await this.#counters.add('wrong-keys:brake', 1, brakeMs, now);
+    await this.#counters.add('wrong-keys', -limit, windowMs, now); // the next window starts after the brake
+    this.#brake = { until: now + brakeMs, readAt: now };
   }
 
-  keyAccepted(presented: string): void {
+  async keyAccepted(presented: string): Promise<void> {
     const tag = this.#tag(presented);
+    const now = this.#now();
+    const written = this.#known.get(tag);
     this.#known.delete(tag); // re-inserted at the end: the map stays in order of last use
     if (this.#known.size >= KNOWN_KEYS_MAX) this.#known.delete(this.#known.keys().next().value!);
-    this.#known.set(tag, this.#now() + KNOWN_KEY_LIFE);
+    if (written !== undefined && now - written < KNOWN_KEY_LIFE) {
+      this.#known.set(tag, written);
+      return;
+    }
+    // written once a day per key and instance, not per request
+    await this.#counters.add(`known-key:${tag}`, 1, KNOWN_KEY_LIFE, now);
+    this.#known.set(tag, now);
   }
 
-  /** Whether the brake on wrong keys is on now. */
-  braking(): boolean {
-    return this.#now() < this.#brakeUntil;
+  /** The brake's end, read from the shared counters at most once a BRAKE_READ_MS. */
+  async #brakeUntil(now: number): Promise<number> {
+    if (now - this.#brake.readAt < BRAKE_READ_MS) return this.#brake.until;
+    const u = await this.#counters.used('wrong-keys:brake', this.settings.badKeys.brakeMs, now);
+    this.#brake = { until: u.used > 0 ? now + u.msLeft : 0, readAt: now };
+    return this.#brake.until;
+  }
+
+  async #isKnown(tag: string, now: number): Promise<boolean> {
+    const written = this.#known.get(tag);
+    if (written !== undefined && now - written < KNOWN_KEY_LIFE) return true;
+    const u = await this.#counters.used(`known-key:${tag}`, KNOWN_KEY_LIFE, now);
+    if (u.used <= 0) return false;
+    this.#known.set(tag, now - (KNOWN_KEY_LIFE - u.msLeft)); // another instance wrote it then
+    return true;
   }
 
   /** One authenticated request. */

@@ -55,8 +55,8 @@ export class SelfService {
     const email = checkedAddress(input.email);
     const password = checkedPassword(input.password);
     if (input.passwordAgain !== password) throw new AppError('invalid', 'passwords_differ', 'The two passwords differ; type the same password twice.');
-    this.#brakes.signUp();
-    this.#brakes.mail(email);
+    await this.#brakes.signUp();
+    await this.#brakes.mail(email);
     const hash = await hashPassword(password); // hashed for a taken address too: both answers take as long
     const existing = await this.#repo.byEmail(email);
     if (existing) {
@@ -74,12 +74,12 @@ export class SelfService {
     const email = typeof input.email === 'string' ? input.email.trim().slice(0, 254) : '';
     const password = typeof input.password === 'string' ? input.password : '';
     if (!email || !password) throw new AppError('invalid', 'missing_credentials', 'Enter your e-mail address and your password.');
-    this.#brakes.beforeSignIn(email);
+    await this.#brakes.beforeSignIn(email);
     const account = await this.#repo.byEmail(email);
     const hash = account && (await this.#repo.passwordHash(account.id));
     const ok = password.length <= PASSWORD_MAX && (await verifyPassword(password, hash ?? NO_ACCOUNT_HASH));
     if (!ok || !account || !hash) {
-      this.#brakes.signInFailed(email);
+      await this.#brakes.signInFailed(email);
       throw new AppError('unauthorized', 'sign_in_failed', SIGN_IN_FAILED);
     }
     if (account.deactivatedAt !== null) throw new AppError('unauthorized', 'account_inactive', 'This account has been deactivated by the operator.');
@@ -91,7 +91,7 @@ export class SelfService {
     const mailer = this.#mailer;
     if (!mailer) throw new AppError('forbidden', 'mail_off', 'This service sends no mail; ask the operator to verify your address.');
     if (account.verifiedAt !== null) throw new AppError('conflict', 'already_verified', 'Your address is already verified.');
-    this.#brakes.mail(account.email);
+    await this.#brakes.mail(account.email);
     await this.#send(mailer, verificationMail(account.email, links.verify(await this.#issue(account)), this.#linkLifeMs));
   }
 
@@ -103,11 +103,11 @@ export class SelfService {
 
   /** Spends a verification link: its account's address is verified. */
   async verify(token: unknown, now = Date.now()): Promise<Account> {
-    this.#brakes.beforeVerify();
+    await this.#brakes.beforeVerify();
     const digest = typeof token === 'string' && TOKEN.test(token) ? this.#digest(token) : undefined;
     const row = digest && (await this.#tokens.byDigest(digest));
     if (!row || row.usedAt !== null || row.expiresAt <= now || !(await this.#tokens.use(row.digest, now))) {
-      this.#brakes.verifyFailed();
+      await this.#brakes.verifyFailed();
       throw new AppError('gone', 'link_invalid', 'This link is not valid: it was used, it expired, or it was cut short. Sign in and send a new one from your account page.');
     }
     const account = await this.#accounts.byId(row.accountId);

@@ -6,9 +6,11 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 
+import type { Scratch } from '../domain/ports.ts';
+
 const PREFIX = 'obscura-job-';
 
-export class Scratch {
+export class ScratchFolders implements Scratch {
   readonly root: string;
   /** Folder-name prefix of this service instance: a sweep never touches another instance's jobs. */
   readonly prefix: string;

@@ -35,15 +35,15 @@ export async function identify(
   presented: string | undefined,
   header: 'X-Api-Key' | 'api_key',
 ): Promise<{ account: Account } | { braked: Refusal }> {
-  const braked = limits?.keyCheck(presented);
+  const braked = await limits?.keyCheck(presented);
   if (braked) return { braked };
   let account: Account;
   try {
     account = await apiKeys.authenticate(presented, header);
   } catch (err) {
-    if (limits && presented !== undefined && err instanceof AppError && err.code === 'invalid_api_key') limits.keyRejected(presented);
+    if (limits && presented !== undefined && err instanceof AppError && err.code === 'invalid_api_key') await limits.keyRejected(presented);
     throw err;
   }
-  limits?.keyAccepted(presented!);
+  await limits?.keyAccepted(presented!);
   return { account };
 }
