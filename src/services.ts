@@ -209,15 +209,26 @@ async function openEngine(config: Config, log: Logger): Promise<Engine> {
   if (config.databaseUrl) {
     const pg = await openPostgres(config.databaseUrl);
     const events = new PostgresJobEvents(pg.pool, config.databaseUrl, { onError: (err) => log.warn({ err: { message: err.message } }, 'job events: connection lost, reconnecting') });
-    await events.start();
+    // the same bus on its own channel carries a waiter's request that a lock's holder let go
+    const releases = new PostgresJobEvents(pg.pool, config.databaseUrl, {
+      channel: 'obscura_lock_release',
+      onError: (err) => log.warn({ err: { message: err.message } }, 'lock release requests: connection lost, reconnecting'),
+    });
+    try {
+      await Promise.all([events.start(), releases.start()]);
+    } catch (err) {
+      await Promise.all([events.close(), releases.close()]);
+      await pg.close();
+      throw err;
+    }
     return {
       repos: postgresRepositories(pg),
       events,
-      locker: new PostgresLocker(pg.pool),
+      locker: new PostgresLocker(pg.pool, releases),
       counters: new PostgresRateCounters(pg),
       singleInstance: false,
       async close() {
-        await events.close();
+        await Promise.all([events.close(), releases.close()]);
         await pg.close();
       },
     };

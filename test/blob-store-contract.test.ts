@@ -453,7 +453,7 @@ test('s3: a part missing from the store or the index fails', async (t) => {
   const [, p1, p2] = await b.parts.list('gap');
   await swift!.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: p2!.objectKey }));
   await t.throwsAsync(readAll(b.store.read('gap')), integrity);
-  await b.parts.remove('gap', p1!.no);
+  await b.parts.remove('gap', { no: p1!.no });
   await t.throwsAsync(b.store.size('gap'), integrity);
   await t.throwsAsync(readAll(b.store.read('gap')), integrity);
 });

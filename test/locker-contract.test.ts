@@ -9,6 +9,8 @@ import { LocalLocker } from '../src/store/local/locker.ts';
 import { PostgresLocker } from '../src/store/postgres/locker.ts';
 import { openPostgres, type PgDb } from '../src/store/postgres/index.ts';
 import { TusLocker } from '../src/http/tus/locker.ts';
+import { PostgresJobEvents } from '../src/store/postgres/job-events.ts';
+import { until } from './helpers/until.ts';
 
 /** Two lockers standing for two instances: the same one twice where there is only one process. */
 type Open = (t: ExecutionContext) => Promise<[Locker, Locker]>;
@@ -105,6 +107,31 @@ function contract(name: string, open: Open): void {
     t.deepEqual(events, ['first in', 'first out', 'second in']);
   });
 
+  it('a waiter asks for the key through requestRelease: the holder, on either instance, is told', async (t, one, two) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    const first = one.run('k', async (hold) => {
+      hold.onReleaseRequest(() => {
+        asked++;
+        release();
+      });
+      inside();
+      await held;
+      return hold.lost.aborted;
+    });
+    await entered;
+    const second = two.run('k', async () => 'second');
+    await tick(50); // the second is waiting now
+    await two.requestRelease('k');
+    t.false(await first, 'the hold was not lost');
+    t.is(await second, 'second');
+    t.is(asked, 1);
+    await one.requestRelease('k'); // nobody holds it: nothing to tell, nothing fails
+  });
+
   // ---- the @tus/server adapter over this Locker ----
 
   /** One TusLocker per instance (one process: the same one twice). */
@@ -151,9 +178,10 @@ function contract(name: string, open: Open): void {
     await other.lock(new AbortController().signal, () => {});
     await other.unlock();
 
+    await until('the holder is asked to release', 5000, () => (requests.length ? true : undefined), 10);
     t.false(await settlesWithin(waiting, 150), 'the second waits');
     t.false(secondIn);
-    if (a === b) t.deepEqual(requests, ['first asked'], 'the holder in this process was asked to release');
+    t.deepEqual(requests, ['first asked'], 'the holder, in this process or another instance, was asked to release, once');
     await first.unlock();
     await waiting;
     t.true(secondIn);
@@ -221,11 +249,48 @@ async function pool(t: ExecutionContext, url: string, max = 4): Promise<PgDb> {
   return db;
 }
 
+/** One instance's locker: its pool, and its bus for release requests, as services.ts makes them. */
+async function instanceLocker(t: ExecutionContext, url: string, max = 4): Promise<{ locker: PostgresLocker; db: PgDb }> {
+  const db = await pool(t, url, max);
+  const bus = new PostgresJobEvents(db.pool, url, { channel: 'obscura_lock_release' });
+  await bus.start();
+  t.teardown(() => bus.close());
+  return { locker: new PostgresLocker(db.pool, bus), db };
+}
+
 // two PostgresLockers on two pools: two instances
 contract('postgres', async (t) => {
   const url = await (await postgres()).database();
-  const [a, b] = await Promise.all([pool(t, url), pool(t, url)]);
-  return [new PostgresLocker(a.pool), new PostgresLocker(b.pool)];
+  const [a, b] = await Promise.all([instanceLocker(t, url), instanceLocker(t, url)]);
+  return [a.locker, b.locker];
+});
+
+test('postgres: a release request that finds nobody waiting in the database is not passed on', async (t) => {
+  const url = await (await postgres()).database();
+  const [a, b] = await Promise.all([instanceLocker(t, url), instanceLocker(t, url)]);
+  let asked = 0;
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let inside!: () => void;
+  const entered = new Promise<void>((r) => (inside = r));
+  const first = a.locker.run('k', async (hold) => {
+    hold.onReleaseRequest(() => void asked++);
+    inside();
+    await held;
+  });
+  await entered;
+  // a late request (its waiter got another key, gave up, or is this very holder): dropped
+  await b.locker.requestRelease('k');
+  await tick(200);
+  t.is(asked, 0);
+  // one with a waiter behind it: passed on
+  const second = b.locker.run('k', async () => 'second');
+  await tick(50);
+  await b.locker.requestRelease('k');
+  await until('the holder is asked', 5000, () => (asked === 1 ? true : undefined), 10);
+  release();
+  await first;
+  t.is(await second, 'second');
 });
 
 test('postgres: waiters of one process on one key take one pool client, and every client comes back', async (t) => {
@@ -251,7 +316,7 @@ test('postgres: waiters of one process on one key take one pool client, and ever
   t.is(held.rows[0].n, 0, 'no advisory lock left');
 });
 
-test('postgres: a run whose connection dies releases the key for the other instance', async (t) => {
+test('postgres: a run whose connection dies releases the key for the other instance, and its holder is told the hold is lost', async (t) => {
   const url = await (await postgres()).database();
   const [a, b] = await Promise.all([pool(t, url), pool(t, url)]);
   const one = new PostgresLocker(a.pool);
@@ -259,16 +324,20 @@ test('postgres: a run whose connection dies releases the key for the other insta
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   let pid = 0;
-  const first = one.run('k', async () => {
+  let lost: AbortSignal | undefined;
+  const first = one.run('k', async (hold) => {
+    lost = hold.lost;
     pid = (await b.pool.query("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).rows[0]?.pid;
     await held;
   });
   await new Promise<void>((r) => { const poll = (): void => void (pid ? r() : setTimeout(poll, 5)); poll(); });
   const second = two.run('k', async () => 'second');
   t.false(await settlesWithin(second, 100));
-  // the first instance's session ends (a crash): the database drops its lock
+  t.false(lost!.aborted);
+  // the first instance's session ends (a crash): the database drops its lock, and its holder is told
   await b.pool.query('SELECT pg_terminate_backend($1)', [pid]);
   t.is(await second, 'second');
+  await until('the holder hears its lock is lost', 5000, () => (lost!.aborted ? true : undefined), 10);
   release();
   await first; // its unlock fails on a dead connection; the client is thrown away, not reused
   t.is(await one.run('k', async () => 'after'), 'after');

@@ -187,7 +187,7 @@ function contract(name: string, open: Open): void {
     t.deepEqual(await r.keyRing.get('obj2'), bytes(0));
   });
 
-  it('part index: parts listed by number, claimed once, completed, withdrawn, removed one or all', async (t, r) => {
+  it('part index: parts listed by number, claimed once, completed and withdrawn under their object key, removed one or all', async (t, r) => {
     t.deepEqual(await r.parts.list('obj'), []);
     await r.parts.add('obj', { no: 0, bytes: 44, body: allBytes(), complete: true });
     await r.parts.add('obj', { no: 2, bytes: 0, objectKey: 'p/obj/00000002.aa', complete: false });
@@ -201,12 +201,16 @@ function contract(name: string, open: Open): void {
       { no: 2, bytes: 0, objectKey: 'p/obj/00000002.aa', complete: false },
     ]);
     t.true(Buffer.isBuffer(listed[0]!.body));
-    await r.parts.complete('obj', 2, 8_000_000_000);
+    t.false(await r.parts.complete('obj', 2, 'p/obj/00000002.other', 1), 'only the claim under its own object key');
+    t.true(await r.parts.complete('obj', 2, 'p/obj/00000002.aa', 8_000_000_000));
     t.deepEqual((await r.parts.list('obj'))[2], { no: 2, bytes: 8_000_000_000, objectKey: 'p/obj/00000002.aa', complete: true });
-    await r.parts.withdraw('obj', 2);
+    await r.parts.withdraw('obj', 2, 'p/obj/00000002.aa');
     t.false((await r.parts.list('obj'))[2]!.complete);
-    await r.parts.remove('obj', 1);
-    t.deepEqual((await r.parts.list('obj')).map((p) => p.no), [0, 2]);
+    await r.parts.remove('obj', { no: 1 });
+    await r.parts.remove('obj', { no: 2, objectKey: 'p/obj/00000002.other' });
+    t.deepEqual((await r.parts.list('obj')).map((p) => p.no), [0, 2], 'a part under another object key stays');
+    await r.parts.remove('obj', { no: 2, objectKey: 'p/obj/00000002.aa' });
+    t.deepEqual((await r.parts.list('obj')).map((p) => p.no), [0]);
     await r.parts.remove('obj');
     t.deepEqual(await r.parts.list('obj'), []);
     t.deepEqual((await r.parts.list('other')).map((p) => p.no), [0]);

@@ -354,3 +354,45 @@ test.serial('the sign-in brake holds across instances: failures for one address 
   await one.selfService.setPassword(other, 'another good passphrase');
   t.is((await two.selfService.signIn({ email: 'other@example.org', password: 'another good passphrase' })).id, other.id, 'another address is not braked');
 });
+
+test.serial('a TUS upload resumed on another instance while its broken PATCH still holds it on the first: the first is asked to let go, and the upload completes', async (t) => {
+  t.timeout(90_000);
+  const e = await engines();
+  const key = await keyOn(e.db);
+  // the first instance would keep a stalled body for a long time (no body-rate cut-off within the test)
+  const slow = { OBSCURA_MIN_BODY_RATE_WINDOW: '10m' };
+  const [a, b] = await Promise.all([instance(e, slow), instance(e, slow)]);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  const session = (await call(a.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
+  const data = payload(3 * 1024 * 1024);
+  const tus = { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' };
+  const created = await fetch(`${a.url}/api/tus`, {
+    method: 'POST',
+    headers: { ...tus, 'Upload-Length': String(data.length), 'Upload-Metadata': `upload_uid ${Buffer.from(session).toString('base64')},step ${Buffer.from('1').toString('base64')},filename ${Buffer.from('big.bin').toString('base64')}` },
+  });
+  t.is(created.status, 201);
+  const path = new URL(created.headers.get('location')!).pathname;
+  // a PATCH on the first instance whose client vanished mid-body: 1 MiB sent, then nothing, the socket left open
+  const { request } = await import('node:http');
+  const stalled = request(`${a.url}${path}`, { method: 'PATCH', headers: { ...tus, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream', 'Content-Length': String(data.length) } });
+  const ended = new Promise<number>((resolve) => {
+    stalled.on('response', (r) => resolve(r.statusCode ?? 0));
+    stalled.on('error', () => resolve(-1));
+    stalled.on('close', () => resolve(-1));
+  });
+  t.teardown(() => void stalled.destroy());
+  stalled.write(data.subarray(0, 1024 * 1024));
+  await new Promise((r) => setTimeout(r, 500));
+  // the client comes back through the balancer to the other instance: without a word to the first,
+  // this HEAD would wait out tus's 30 s lock timeout and fail
+  const began = Date.now();
+  const head = await fetch(`${b.url}${path}`, { method: 'HEAD', headers: tus });
+  t.is(head.status, 200);
+  t.log(`HEAD on the other instance answered after ${Date.now() - began} ms`);
+  const offset = Number(head.headers.get('upload-offset'));
+  t.true(offset >= 0 && offset <= 1024 * 1024, `offset ${offset}`);
+  t.not(await ended, 0, 'the stalled request was ended by its instance');
+  const rest = await fetch(`${b.url}${path}`, { method: 'PATCH', headers: { ...tus, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: data.subarray(offset) });
+  t.is(rest.status, 204);
+  t.is(rest.headers.get('upload-offset'), String(data.length));
+});

@@ -112,12 +112,12 @@ export interface PartIndex {
   list(objectId: string): Promise<StoredPart[]>;
   /** DuplicateError when the number is taken: a part is claimed before its bytes are written. */
   add(objectId: string, part: StoredPart): Promise<void>;
-  /** The part's bytes are in the store, this many. */
-  complete(objectId: string, no: number, bytes: number): Promise<void>;
+  /** The part claimed under this object key has its bytes in the store, this many; false when that claim is gone. */
+  complete(objectId: string, no: number, objectKey: string, bytes: number): Promise<boolean>;
   /** The part is no longer the object's (an append undone): incomplete again, until its bytes are deleted. */
-  withdraw(objectId: string, no: number): Promise<void>;
-  /** Forgets one part, or every part of the object. */
-  remove(objectId: string, no?: number): Promise<void>;
+  withdraw(objectId: string, no: number, objectKey: string): Promise<void>;
+  /** Forgets one part (only while it is still under that object key, when one is given), or every part of the object. */
+  remove(objectId: string, part?: { no: number; objectKey?: string }): Promise<void>;
 }
 
 export interface SettingsRepository {
@@ -342,9 +342,19 @@ export class DuplicateError extends Error {
 
 // ---- locks, queue, events -----------------------------------------------------
 
+/** What the holder of a key is told while it holds it. */
+export interface LockHold {
+  /** Aborted when the hold ended early (the database session that held it dropped): another instance may hold the key now. */
+  readonly lost: AbortSignal;
+  /** fn is called whenever a waiter, on any instance, asks for the key (Locker.requestRelease). */
+  onReleaseRequest(fn: () => void): void;
+}
+
 /** Mutual exclusion by key across every instance (one process: in memory; PostgreSQL: advisory locks). */
 export interface Locker {
-  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  run<T>(key: string, fn: (hold: LockHold) => Promise<T>): Promise<T>;
+  /** Asks whoever holds the key, on any instance, to let go soon: a request, which the holder may heed. */
+  requestRelease(key: string): Promise<void>;
 }
 
 /**

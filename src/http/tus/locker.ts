@@ -8,17 +8,23 @@
 // request's signal aborts (the request ended, or was cancelled and its drain time ran out), so a
 // handler that never unlocks cannot keep the upload locked.
 //
-// The holder is asked to let go only when it is in this process: the Locker port carries no
-// messages, so a request on another instance keeps the upload until it ends (its own
-// request timeouts) and the waiter here may time out meanwhile (a 500; the tus client retries).
+// The holder is asked to let go wherever it is: in this process at once, and on another
+// instance through the port's requestRelease (a NOTIFY on PostgreSQL), repeated while the waiter
+// waits, since the holder may change meanwhile. A holder whose lock was lost (its database
+// session dropped) is asked to let go too: another request may be writing the upload now.
 import { ERRORS, type Lock, type Locker as TusLockerInterface, type RequestRelease } from '@tus/utils';
 import type { Locker } from '../../domain/ports.ts';
+
+/** A waiter's first request through the port: time enough for its lock call to reach the database. */
+const FIRST_ASK_MS = 50;
 
 export interface TusLockerOptions {
   /** How long lock() waits before failing with ERR_LOCK_TIMEOUT; MemoryLocker's default, 30 s. */
   acquireLockTimeout?: number;
   /** Prefix of the port's keys, so tus uploads do not share keys with other users of the Locker. */
   keyPrefix?: string;
+  /** How often a waiter asks again for the upload, through the port. */
+  askEveryMs?: number;
 }
 
 interface Upload {
@@ -32,6 +38,7 @@ export class TusLocker implements TusLockerInterface {
   readonly locker: Locker;
   readonly timeout: number;
   readonly keyPrefix: string;
+  readonly askEveryMs: number;
   /** Uploads this process holds or waits for. */
   readonly uploads = new Map<string, Upload>();
 
@@ -39,6 +46,7 @@ export class TusLocker implements TusLockerInterface {
     this.locker = locker;
     this.timeout = options.acquireLockTimeout ?? 30_000;
     this.keyPrefix = options.keyPrefix ?? 'tus:';
+    this.askEveryMs = options.askEveryMs ?? 1000;
   }
 
   newLock(id: string): Lock {
@@ -84,24 +92,42 @@ class PortLock implements Lock {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
 
-    const running = owner.locker.run(`${owner.keyPrefix}${id}`, async () => {
+    const key = `${owner.keyPrefix}${id}`;
+    // tus is asked at most once per hold, however many waiters (here and elsewhere) ask
+    let asked = false;
+    const askOnce: RequestRelease = () => {
+      if (asked) return;
+      asked = true;
+      askToRelease(requestRelease);
+    };
+    const running = owner.locker.run(key, async (hold) => {
       if (abandoned) return; // timed out or aborted while waiting: give the upload straight back
       waiting = false;
       upload.waiting--;
-      upload.holder = requestRelease;
+      upload.holder = askOnce;
+      hold.onReleaseRequest(askOnce);
+      hold.lost.addEventListener('abort', askOnce, { once: true });
       acquired();
       // others of this process already queued behind us: ask us, as MemoryLocker's waiters do
-      if (upload.waiting > 0) askToRelease(requestRelease);
+      if (upload.waiting > 0) askOnce();
       try {
         await released;
       } finally {
-        if (upload.holder === requestRelease) upload.holder = undefined;
+        hold.lost.removeEventListener('abort', askOnce);
+        if (upload.holder === askOnce) upload.holder = undefined;
         owner.forget(id);
       }
     });
 
-    // the holder in this process, if any, is asked to let go
-    if (upload.holder) askToRelease(upload.holder);
+    // The holder in this process, if any, is asked to let go at once; one on another instance
+    // through the port, once this waits in the database (the holder heeds only a waiting request).
+    if (upload.holder) upload.holder();
+    let again: NodeJS.Timeout | undefined;
+    const askAround = () => {
+      void owner.locker.requestRelease(key).catch(() => {});
+      again = setTimeout(askAround, owner.askEveryMs);
+    };
+    again = setTimeout(askAround, FIRST_ASK_MS);
 
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -126,6 +152,7 @@ class PortLock implements Lock {
       throw err;
     } finally {
       clearTimeout(timer);
+      clearTimeout(again);
       if (onAbort) signal.removeEventListener('abort', onAbort);
       failed.catch(() => {});
     }

@@ -51,7 +51,7 @@ import {
   type PartIndex,
   type StoredPart,
 } from '../../domain/ports.ts';
-import { KeyedLock } from '../locker.ts';
+import { ProcessLocker } from '../locker.ts';
 import { IntegrityError, type MasterKey } from '../master-key.ts';
 import { FRAME_OVERHEAD, FrameCodec, HEADER_BYTES, header, parseHeader } from './frames.ts';
 
@@ -201,7 +201,7 @@ export class S3BlobStore implements BlobStore {
     this.#master = opts.masterKey;
     this.#keys = opts.keyRing;
     this.#parts = opts.parts;
-    this.#lock = opts.locker ?? new KeyedLock();
+    this.#lock = opts.locker ?? new ProcessLocker();
     this.#frameSize = opts.frameSize ?? S3_DEFAULT_FRAME_SIZE;
     this.#partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
     this.#inlineBytes = opts.inlineBytes ?? DEFAULT_INLINE_BYTES;
@@ -249,10 +249,10 @@ export class S3BlobStore implements BlobStore {
 
   async append(id: string, source: ByteSource, opts: AppendOptions = {}): Promise<number> {
     checkId(id);
-    return this.#lock.run(id, () => this.#append(id, source, opts));
+    return this.#lock.run(id, (hold) => this.#append(id, source, opts, hold.lost));
   }
 
-  async #append(id: string, source: ByteSource, opts: AppendOptions): Promise<number> {
+  async #append(id: string, source: ByteSource, opts: AppendOptions, lost: AbortSignal): Promise<number> {
     const L = await this.#layout(id);
     if (L.stale.length) await this.#clear(id, L.stale);
     const size = L.size;
@@ -285,7 +285,14 @@ export class S3BlobStore implements BlobStore {
     let received = 0;
     let storeFailed = false;
 
+    // The object's lock lost (its database session dropped) means another writer may be at work:
+    // nothing more is committed. The rows would refuse it anyway (a part number is claimed once,
+    // a claim completed only under its own object key); this stops sooner.
+    const stillHeld = () => {
+      if (lost.aborted) throw new Error(`the lock on object ${id} was lost while writing it`);
+    };
     const claim = async (): Promise<string> => {
+      stillHeld();
       const part: StoredPart = { no: partNo, bytes: 0, objectKey: this.#objectKey(id, partNo), complete: false };
       await this.#parts.add(id, part);
       claimed = part;
@@ -309,6 +316,7 @@ export class S3BlobStore implements BlobStore {
     };
     const finishPart = async () => {
       if (!upload && storedCipher + segLength <= this.#inlineBytes) {
+        stillHeld();
         const part: StoredPart = { no: partNo, bytes: segLength, body: Buffer.from(seg.subarray(0, segLength)), complete: true };
         await this.#parts.add(id, part);
         written.push(part);
@@ -326,7 +334,10 @@ export class S3BlobStore implements BlobStore {
           );
           upload = undefined;
         }
-        await this.#parts.complete(id, partNo, partCipher);
+        stillHeld();
+        if (!(await this.#parts.complete(id, partNo, claimed!.objectKey!, partCipher))) {
+          throw new Error(`part ${partNo} of object ${id} was cleared by another writer`);
+        }
         written.push({ ...claimed!, bytes: partCipher, complete: true });
         claimed = undefined;
       }
@@ -377,8 +388,8 @@ export class S3BlobStore implements BlobStore {
       // incomplete rows at the end, which no read counts, then their bytes go.
       const undo = [...written.reverse(), ...(claimed ? [claimed] : [])];
       for (const p of undo) {
-        if (p.objectKey) await this.#parts.withdraw(id, p.no);
-        else await this.#parts.remove(id, p.no);
+        if (p.objectKey) await this.#parts.withdraw(id, p.no, p.objectKey);
+        else await this.#parts.remove(id, { no: p.no });
       }
       await this.#clear(id, undo.filter((p) => p.objectKey)).catch(() => {}); // what stays is cleared by the next append or delete
     };
@@ -423,7 +434,8 @@ export class S3BlobStore implements BlobStore {
 
   async size(id: string): Promise<number> {
     checkId(id);
-    return (await this.#layout(id)).size;
+    // under the object's lock: an append on any instance ends (its last part committed or withdrawn) first
+    return this.#lock.run(id, async () => (await this.#layout(id)).size);
   }
 
   async exists(id: string): Promise<boolean> {
@@ -532,7 +544,7 @@ export class S3BlobStore implements BlobStore {
     }
     const all = parts.length > 0 && parts[0]!.no === 0;
     if (all) await this.#parts.remove(id);
-    else for (const p of parts) await this.#parts.remove(id, p.no);
+    else for (const p of parts) await this.#parts.remove(id, { no: p.no, ...(p.objectKey ? { objectKey: p.objectKey } : {}) });
   }
 
   /** The object's parts as the index lists them, checked: contiguous numbers, plausible lengths, part 0 authenticated. */

@@ -38,16 +38,17 @@ export class PostgresPartIndex implements PartIndex {
     ]);
   }
 
-  async complete(objectId: string, no: number, bytes: number): Promise<void> {
-    await query(this.db.pool, 'UPDATE blob_parts SET bytes = $1, complete = TRUE WHERE object_id = $2 AND no = $3', [bytes, objectId, no]);
+  async complete(objectId: string, no: number, objectKey: string, bytes: number): Promise<boolean> {
+    return (await query(this.db.pool, 'UPDATE blob_parts SET bytes = $1, complete = TRUE WHERE object_id = $2 AND no = $3 AND object_key = $4', [bytes, objectId, no, objectKey])).count === 1;
   }
 
-  async withdraw(objectId: string, no: number): Promise<void> {
-    await query(this.db.pool, 'UPDATE blob_parts SET complete = FALSE WHERE object_id = $1 AND no = $2', [objectId, no]);
+  async withdraw(objectId: string, no: number, objectKey: string): Promise<void> {
+    await query(this.db.pool, 'UPDATE blob_parts SET complete = FALSE WHERE object_id = $1 AND no = $2 AND object_key = $3', [objectId, no, objectKey]);
   }
 
-  async remove(objectId: string, no?: number): Promise<void> {
-    if (no === undefined) await query(this.db.pool, 'DELETE FROM blob_parts WHERE object_id = $1', [objectId]);
-    else await query(this.db.pool, 'DELETE FROM blob_parts WHERE object_id = $1 AND no = $2', [objectId, no]);
+  async remove(objectId: string, part?: { no: number; objectKey?: string }): Promise<void> {
+    if (!part) await query(this.db.pool, 'DELETE FROM blob_parts WHERE object_id = $1', [objectId]);
+    else if (part.objectKey === undefined) await query(this.db.pool, 'DELETE FROM blob_parts WHERE object_id = $1 AND no = $2', [objectId, part.no]);
+    else await query(this.db.pool, 'DELETE FROM blob_parts WHERE object_id = $1 AND no = $2 AND object_key = $3', [objectId, part.no, part.objectKey]);
   }
 }

@@ -32,16 +32,17 @@ export class SqlitePartIndex implements PartIndex {
       .run(objectId, p.no, p.bytes, p.objectKey ?? null, p.body ?? null, p.complete ? 1 : 0, Date.now());
   }
 
-  async complete(objectId: string, no: number, bytes: number): Promise<void> {
-    this.db.prepare('UPDATE blob_parts SET bytes = ?, complete = 1 WHERE object_id = ? AND no = ?').run(bytes, objectId, no);
+  async complete(objectId: string, no: number, objectKey: string, bytes: number): Promise<boolean> {
+    return Number(this.db.prepare('UPDATE blob_parts SET bytes = ?, complete = 1 WHERE object_id = ? AND no = ? AND object_key = ?').run(bytes, objectId, no, objectKey).changes) === 1;
   }
 
-  async withdraw(objectId: string, no: number): Promise<void> {
-    this.db.prepare('UPDATE blob_parts SET complete = 0 WHERE object_id = ? AND no = ?').run(objectId, no);
+  async withdraw(objectId: string, no: number, objectKey: string): Promise<void> {
+    this.db.prepare('UPDATE blob_parts SET complete = 0 WHERE object_id = ? AND no = ? AND object_key = ?').run(objectId, no, objectKey);
   }
 
-  async remove(objectId: string, no?: number): Promise<void> {
-    if (no === undefined) this.db.prepare('DELETE FROM blob_parts WHERE object_id = ?').run(objectId);
-    else this.db.prepare('DELETE FROM blob_parts WHERE object_id = ? AND no = ?').run(objectId, no);
+  async remove(objectId: string, part?: { no: number; objectKey?: string }): Promise<void> {
+    if (!part) this.db.prepare('DELETE FROM blob_parts WHERE object_id = ?').run(objectId);
+    else if (part.objectKey === undefined) this.db.prepare('DELETE FROM blob_parts WHERE object_id = ? AND no = ?').run(objectId, part.no);
+    else this.db.prepare('DELETE FROM blob_parts WHERE object_id = ? AND no = ? AND object_key = ?').run(objectId, part.no, part.objectKey);
   }
 }
