@@ -32,7 +32,7 @@ async function measure(svc: RunningService, rounds: number): Promise<{ jobMs: nu
     if (i >= 2) jobMs.push(performance.now() - t0); // the first two warm the workers
   }
   const statusMs: number[] = [];
-  for (let i = 0; i < 500; i++) {
+  for (let i = 0; i < 2000; i++) {
     const t0 = performance.now();
     await (await fetch(`${base}/api/status`)).arrayBuffer();
     statusMs.push(performance.now() - t0);

@@ -161,6 +161,7 @@ const schema = {
   OBSCURA_DATABASE_URL: [databaseUrl.optional(), undefined],
   OBSCURA_BLOB_URL: [blobUrl.optional(), undefined],
   OBSCURA_BLOB_INLINE: [bytes.refine((n) => n <= 64 * MiB, 'must be at most 64MiB: it is kept in database rows'), '128KiB'],
+  OBSCURA_BLOB_CACHE: [bytes.refine((n) => n <= 4 * GiB, 'must be at most 4GiB: it is kept in memory'), '32MiB'],
   OBSCURA_JOB_LEASE: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '30s'],
   OBSCURA_RUN_JOBS: [bool, 'on'],
   OBSCURA_SWEEP_INTERVAL: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '1m'],
@@ -251,6 +252,8 @@ export interface Config {
   blobUrl?: string;
   /** Ciphertext a blob may keep in the database before its parts go to the object store. */
   blobInline: number;
+  /** Part objects (ciphertext) an instance keeps in memory after writing or reading them. */
+  blobCache: number;
   listen: Record<Network, ListenAddress>;
   /** Origin used for every URL handed out on that network. */
   origin: Record<Network, string>;
@@ -409,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: r.OBSCURA_DATABASE_URL,
     blobUrl: r.OBSCURA_BLOB_URL,
     blobInline: r.OBSCURA_BLOB_INLINE,
+    blobCache: r.OBSCURA_BLOB_CACHE,
     listen: listenAddr,
     origin: {
       clearnet: r.OBSCURA_CLEARNET_ORIGIN ?? defaultOrigin(listenAddr.clearnet, 8080),

@@ -185,7 +185,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
 async function openBlobs(config: Config, masterKey: MasterKey, repos: Repositories, locker: Locker): Promise<BlobStore> {
   if (!config.blobUrl) return EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
   try {
-    const s3 = new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, parts: repos.parts, locker, inlineBytes: config.blobInline });
+    const s3 = new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, parts: repos.parts, locker, inlineBytes: config.blobInline, cacheBytes: config.blobCache });
     await s3.ensureBucket();
     return s3;
   } catch (err) {

@@ -1,5 +1,6 @@
 // One contract for every blob backend (as @tus/server's locker tests): contract(name, setup)
-// registers the same tests for each. The file store runs on a temp folder, the S3 store on a
+// registers the same tests for each. (The S3 store runs without its part cache here: the
+// tampering tests change the bucket behind its back, and a cached copy would rightly not see it.) The file store runs on a temp folder, the S3 store on a
 // real Swift (s3api) started for this file; both keep their data keys in a real SQLite key ring.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -114,7 +115,7 @@ interface IndexedPart {
   body?: Buffer;
 }
 
-async function s3Backend(inlineBytes = 0, client?: S3Client): Promise<Backend & { parts: PartIndex; db: Db; prefix: string; s3Store: S3BlobStore }> {
+async function s3Backend(inlineBytes = 0, client?: S3Client, cacheBytes = 0): Promise<Backend & { parts: PartIndex; db: Db; prefix: string; s3Store: S3BlobStore }> {
   if (!swift) throw new Error('Swift did not start');
   const s3 = swift.client;
   const dir = tempDir();
@@ -122,7 +123,7 @@ async function s3Backend(inlineBytes = 0, client?: S3Client): Promise<Backend & 
   const repos = sqliteRepositories(db);
   const keys = repos.keyRing;
   const prefix = `t${randomBytes(3).toString('hex')}/`;
-  const store = new S3BlobStore({ url: swift.url(bucket, prefix), masterKey, keyRing: keys, parts: repos.parts, credentials: swift.credentials, inlineBytes, ...(client ? { client } : {}) });
+  const store = new S3BlobStore({ url: swift.url(bucket, prefix), masterKey, keyRing: keys, parts: repos.parts, credentials: swift.credentials, inlineBytes, cacheBytes, ...(client ? { client } : {}) });
   const indexed = async (id: string): Promise<IndexedPart[]> =>
     (await repos.parts.list(id)).map((p) => ({ no: p.no, ...(p.objectKey ? { key: p.objectKey } : {}), ...(p.body ? { body: p.body } : {}) }));
   const bytesOf = async (p: IndexedPart) => (p.key ? getObject(s3, p.key) : Buffer.from(p.body!));
@@ -531,4 +532,34 @@ test('s3: sweep aborts the multipart uploads begun before the time given, and on
   t.deepEqual(await listed(), [u.UploadId]);
   t.is(await b.s3Store.sweep(Date.now() + 60_000), 1);
   t.deepEqual(await listed(), []);
+});
+
+test('s3: a part this process wrote, or read whole, is read again from memory; a cut read keeps nothing; the cache is bounded', async (t) => {
+  const { client, sent } = countingClient();
+  const b = await s3Backend(0, client, 3 * 200_100); // room for three of these parts
+  const data = [randomBytes(200_000), randomBytes(200_000), randomBytes(200_000)];
+  await b.store.create('warm');
+  for (const d of data) await b.store.append('warm', [d]);
+  t.deepEqual(sent.splice(0), ['PutObjectCommand', 'PutObjectCommand', 'PutObjectCommand']);
+  const all = Buffer.concat(data);
+  t.true((await readAll(b.store.read('warm'))).equals(all));
+  t.true((await readAll(b.store.read('warm', { start: 150_000, end: 450_000 }))).equals(all.subarray(150_000, 450_000)));
+  t.deepEqual(sent, [], 'what it wrote is read from memory');
+  // a fourth part pushes the least recently used (the first) out
+  const more = randomBytes(200_000);
+  await b.store.append('warm', [more]);
+  sent.splice(0);
+  t.true((await readAll(b.store.read('warm', { start: 10, end: 20 }))).equals(all.subarray(10, 20)));
+  t.true((await readAll(b.store.read('warm', { start: 10, end: 20 }))).equals(all.subarray(10, 20)));
+  t.deepEqual(sent.splice(0), ['GetObjectCommand', 'GetObjectCommand'], 'a part read in part is fetched each time, not kept');
+  t.true((await readAll(b.store.read('warm', { start: 0, end: 200_000 }))).equals(all.subarray(0, 200_000)));
+  t.true((await readAll(b.store.read('warm', { start: 0, end: 200_000 }))).equals(all.subarray(0, 200_000)));
+  t.deepEqual(sent.splice(0), ['GetObjectCommand'], 'a part read whole is kept');
+  // another process reads from the bucket
+  const other = countingClient();
+  const cold = new S3BlobStore({ url: swift!.url(bucket, b.prefix), masterKey, keyRing: sqliteRepositories(b.db).keyRing, parts: b.parts, client: other.client, inlineBytes: 0 });
+  t.true((await readAll(cold.read('warm'))).equals(Buffer.concat([all, more])));
+  t.is(other.sent.length, 4);
+  t.true(await b.store.delete('warm'));
+  await t.throwsAsync(readAll(b.store.read('warm')), notFound);
 });

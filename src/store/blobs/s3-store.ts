@@ -54,6 +54,7 @@ import {
 import { ProcessLocker } from '../locker.ts';
 import { IntegrityError, type MasterKey } from '../master-key.ts';
 import { FRAME_OVERHEAD, FrameCodec, HEADER_BYTES, header, parseHeader } from './frames.ts';
+import { PartCache } from './part-cache.ts';
 
 /** Plaintext bytes per frame: the file store's default (128 KiB). */
 export const S3_DEFAULT_FRAME_SIZE = 128 * 1024;
@@ -61,6 +62,8 @@ export const S3_DEFAULT_FRAME_SIZE = 128 * 1024;
 export const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
 /** Ciphertext an object may have in the index before its parts go to the store (MinIO inlines up to 128 KiB too). */
 export const DEFAULT_INLINE_BYTES = 128 * 1024;
+/** Part objects this process keeps of what it wrote or read whole (ciphertext). */
+export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 /** S3's smallest multipart-upload part (all but the last). */
 const MIN_UPLOAD_PART = 5 * 1024 * 1024;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
@@ -157,6 +160,8 @@ export interface S3BlobStoreOptions {
   partBytes?: number;
   /** Ciphertext an object may keep in the index; 0: every data part in the store. */
   inlineBytes?: number;
+  /** Bytes of part objects kept in memory after this process wrote or read them; 0: none. */
+  cacheBytes?: number;
 }
 
 interface Part {
@@ -192,6 +197,7 @@ export class S3BlobStore implements BlobStore {
   readonly #frameSize: number;
   readonly #partBytes: number;
   readonly #inlineBytes: number;
+  readonly #cache: PartCache;
 
   constructor(opts: S3BlobStoreOptions) {
     const target = parseBlobUrl(opts.url);
@@ -205,6 +211,7 @@ export class S3BlobStore implements BlobStore {
     this.#frameSize = opts.frameSize ?? S3_DEFAULT_FRAME_SIZE;
     this.#partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
     this.#inlineBytes = opts.inlineBytes ?? DEFAULT_INLINE_BYTES;
+    this.#cache = new PartCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, this.#partBytes);
   }
 
   get client(): S3Client {
@@ -325,6 +332,7 @@ export class S3BlobStore implements BlobStore {
         if (!upload) {
           const key = await claim();
           await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: seg.subarray(0, segLength) }));
+          this.#cache.put(key, seg.subarray(0, segLength));
           partCipher = segLength;
         } else {
           await shipUploadPart();
@@ -464,7 +472,8 @@ export class S3BlobStore implements BlobStore {
         const to = Math.min((last + 1) * stride, p.cipher);
         const codec = partCodec(L.dataKey, id, F, p.no, p.start);
         const frameLength = (i: number) => (i < p.frames - 1 ? stride : p.cipher - (p.frames - 1) * stride);
-        const body = p.body ? [p.body.subarray(from, to)] : await self.#get(p.objectKey!, from, to);
+        const whole = p.body ?? self.#cache.get(p.objectKey!);
+        const body = whole ? [whole.subarray(from, to)] : await self.#get(p.objectKey!, from, to, p.cipher);
         let index = first;
         let pending: Buffer[] = [];
         let pendingLength = 0;
@@ -535,6 +544,7 @@ export class S3BlobStore implements BlobStore {
   /** Deletes the parts' objects, then their rows (a failure leaves the rows, for the next try). */
   async #clear(id: string, parts: StoredPart[]): Promise<void> {
     const keys = parts.flatMap((p) => (p.objectKey ? [p.objectKey] : []));
+    for (const key of keys) this.#cache.delete(key);
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
       const r = await this.#s3.send(
@@ -582,11 +592,26 @@ export class S3BlobStore implements BlobStore {
     return { dataKey, frameSize: F, parts, size: at, cipher, stale: rows.slice(end) };
   }
 
-  async #get(key: string, from: number, to: number): Promise<AsyncIterable<Uint8Array>> {
+  /** Bytes [from, to) of a part object `length` long; a whole part read is kept in the cache. */
+  async #get(key: string, from: number, to: number, length: number): Promise<AsyncIterable<Uint8Array>> {
     try {
       const r = await this.#s3.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, Range: `bytes=${from}-${to - 1}` }));
       if (!r.Body) throw new IntegrityError(`part ${key} has no body`);
-      return r.Body as AsyncIterable<Uint8Array>;
+      const body = r.Body as AsyncIterable<Uint8Array>;
+      if (from !== 0 || to !== length) return body;
+      const cache = this.#cache;
+      // passed on as it arrives, and kept once it all came (and only then: a cut read keeps nothing)
+      const kept = (async function* () {
+        const chunks: Uint8Array[] = [];
+        let n = 0;
+        for await (const c of body) {
+          chunks.push(c);
+          n += c.length;
+          yield c;
+        }
+        if (n === length) cache.put(key, Buffer.concat(chunks, n));
+      })();
+      return Object.assign(kept, { destroy: () => (body as { destroy?: () => void }).destroy?.() });
     } catch (err) {
       if (notFound(err)) throw new IntegrityError(`part ${key} vanished`);
       throw err;
