@@ -1,7 +1,7 @@
 // The rows of both SQL engines, as their drivers hand them back, and how each becomes the
 // domain's noun: the two schemas are one numbered list (sqlite/ and postgres/migrations.ts), so
 // the columns are the same. Byte columns come back as Uint8Array (node:sqlite) or Buffer (pg).
-import type { Account, MailTokenRow, WebSessionRow, ApiKeyRow, AssetRow, JobRow, JobState, Product, ResultsState, SessionRow, SessionType, UploadRow, UploadState, UploadVia } from '../domain/ports.ts';
+import type { Account, MailTokenRow, WebSessionRow, ApiKeyRow, AssetRow, JobRow, JobState, Product, ResultsState, SessionRow, SessionType, UploadRow, UploadState, UploadVia, StoredPart } from '../domain/ports.ts';
 
 /** A driver's bytes as a Buffer, without a copy. */
 const bytes = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
@@ -206,3 +206,23 @@ export const toMailToken = (r: MailTokenRecord): MailTokenRow => ({
   expiresAt: r.expires_at,
   usedAt: r.used_at,
 });
+
+export interface PartRecord {
+  no: number;
+  bytes: number;
+  object_key: string | null;
+  body: Uint8Array | null;
+  /** BOOLEAN in PostgreSQL, 0/1 in SQLite. */
+  complete: boolean | number;
+}
+
+export const toPart = (r: PartRecord): StoredPart => ({
+  no: r.no,
+  bytes: r.bytes,
+  ...(r.object_key !== null ? { objectKey: r.object_key } : {}),
+  ...(r.body !== null ? { body: bytes(r.body) } : {}),
+  complete: r.complete === true || r.complete === 1,
+});
+
+/** The part index's columns, in the order both engines select them. */
+export const PART_COLUMNS = 'no, bytes, object_key, body, complete';

@@ -1,13 +1,6 @@
 import type { PartIndex, StoredPart } from '../../domain/ports.ts';
+import { PART_COLUMNS, toPart, type PartRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
-
-interface Row {
-  no: number;
-  bytes: number;
-  object_key: string | null;
-  body: Buffer | null;
-  complete: boolean;
-}
 
 export class PostgresPartIndex implements PartIndex {
   private readonly db: PgDb;
@@ -16,14 +9,8 @@ export class PostgresPartIndex implements PartIndex {
   }
 
   async list(objectId: string): Promise<StoredPart[]> {
-    const { rows } = await query<Row>(this.db.pool, 'SELECT no, bytes, object_key, body, complete FROM blob_parts WHERE object_id = $1 ORDER BY no', [objectId]);
-    return rows.map((r) => ({
-      no: r.no,
-      bytes: r.bytes,
-      ...(r.object_key !== null ? { objectKey: r.object_key } : {}),
-      ...(r.body !== null ? { body: r.body } : {}),
-      complete: r.complete,
-    }));
+    const { rows } = await query<PartRecord>(this.db.pool, `SELECT ${PART_COLUMNS} FROM blob_parts WHERE object_id = $1 ORDER BY no`, [objectId]);
+    return rows.map(toPart);
   }
 
   async add(objectId: string, p: StoredPart): Promise<void> {

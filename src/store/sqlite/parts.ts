@@ -1,13 +1,6 @@
 import type { PartIndex, StoredPart } from '../../domain/ports.ts';
+import { PART_COLUMNS, toPart, type PartRecord } from '../rows.ts';
 import type { Db } from './db.ts';
-
-interface Row {
-  no: number;
-  bytes: number;
-  object_key: string | null;
-  body: Uint8Array | null;
-  complete: number;
-}
 
 export class SqlitePartIndex implements PartIndex {
   private readonly db: Db;
@@ -16,14 +9,8 @@ export class SqlitePartIndex implements PartIndex {
   }
 
   async list(objectId: string): Promise<StoredPart[]> {
-    const rows = this.db.prepare('SELECT no, bytes, object_key, body, complete FROM blob_parts WHERE object_id = ? ORDER BY no').all(objectId) as unknown as Row[];
-    return rows.map((r) => ({
-      no: r.no,
-      bytes: r.bytes,
-      ...(r.object_key !== null ? { objectKey: r.object_key } : {}),
-      ...(r.body !== null ? { body: Buffer.from(r.body) } : {}),
-      complete: r.complete === 1,
-    }));
+    const rows = this.db.prepare(`SELECT ${PART_COLUMNS} FROM blob_parts WHERE object_id = ? ORDER BY no`).all(objectId) as unknown as PartRecord[];
+    return rows.map(toPart);
   }
 
   async add(objectId: string, p: StoredPart): Promise<void> {
