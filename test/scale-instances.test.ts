@@ -20,6 +20,7 @@ import { v1 } from './helpers/v1.ts';
 const MASTER_KEY = randomBytes(32).toString('base64url');
 const SECRET = readFileSync(path.join(import.meta.dirname, 'fixtures/secret-small.png'));
 const COVER = readFileSync(path.join(import.meta.dirname, 'fixtures/photo-mountain.jpg'));
+const C2PA = readFileSync(path.join(import.meta.dirname, 'fixtures/c2pa-ai-generated.png'));
 
 let pgc: Postgres;
 let swift: RunningSwift;
@@ -395,4 +396,35 @@ test.serial('a TUS upload resumed on another instance while its broken PATCH sti
   const rest = await fetch(`${b.url}${path}`, { method: 'PATCH', headers: { ...tus, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: data.subarray(offset) });
   t.is(rest.status, 204);
   t.is(rest.headers.get('upload-offset'), String(data.length));
+});
+
+test.serial('an analysis across instances: started on a front end, run by the other, its report and pictures served by either', async (t) => {
+  t.timeout(180_000);
+  const e = await engines();
+  const key = await keyOn(e.db);
+  const front = await instance(e, { OBSCURA_RUN_JOBS: 'off' });
+  const worker = await instance(e);
+  t.teardown(() => Promise.all([front.stop(), worker.stop()]));
+  const uid = (await call(front.url, key, 'POST', '/api/analyse/session', {})).body.upload_uid;
+  await upload(worker.url, key, uid, 1, 'made-by-ai.png', C2PA); // 2.4 MB: in the bucket
+  await upload(front.url, key, uid, 1, 'small.png', SECRET); // 3 kB: in the part index
+  const start = await call(front.url, key, 'POST', '/api/analyse/job', { upload_uid: uid });
+  t.is(start.status, 201, JSON.stringify(start.body));
+  let poll = await call(front.url, key, 'GET', `/api/analyse/job/${uid}?wait=30`);
+  while (!['completed', 'partial', 'failed'].includes(poll.body.status)) poll = await call(front.url, key, 'GET', `/api/analyse/job/${uid}?wait=30`);
+  t.is(poll.body.status, 'completed', poll.body.progress_message);
+  for (const base of [front.url, worker.url]) {
+    const result = await call(base, key, 'GET', `/api/analyse/result/${start.body.job_uid}`);
+    t.is(result.status, 200);
+    const [ai, small] = result.body.files;
+    t.is(ai.verdicts.c2pa.verdict, 'valid', 'the C2PA manifest read from the bucket');
+    t.is(small.name, 'small.png');
+    t.true(ai.assets.length > 0);
+    for (const a of [...ai.assets, ...small.assets]) {
+      t.true(a.download_url.startsWith(base), 'each instance hands out its own URLs');
+      const res = await fetch(a.download_url, { headers: { 'X-Api-Key': key } });
+      t.is(res.status, 200, a.category);
+      t.true((await res.arrayBuffer()).byteLength > 0);
+    }
+  }
 });
