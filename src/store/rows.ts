@@ -158,8 +158,38 @@ export const toAsset = (r: AssetRecord): AssetRow => ({
   createdAt: r.created_at,
 });
 
+/** A job row's columns on insert, and its values in the same order. */
+const JOB_INSERT_COLUMNS = 'id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts, created_at, started_at, finished_at, expires_at, results_state';
+const jobValues = (j: JobRow): SqlValue[] => [j.id, j.accountId, j.sessionId, j.product, j.state, j.progress, j.progressMessage, j.error, j.sealed, j.expiryMs, j.attempts, j.createdAt, j.startedAt, j.finishedAt, j.expiresAt, j.resultsState];
+
+/** What the two drivers take as a parameter. */
+export type SqlValue = string | number | null | Buffer;
+/** The engine's nth parameter: `?` (SQLite) or `$n` (PostgreSQL). */
+export type Placeholder = (n: number) => string;
+
+/** The INSERT of a job row, with its values. */
+export function jobInsert(j: JobRow, param: Placeholder): { sql: string; values: SqlValue[] } {
+  const values = jobValues(j);
+  return { sql: `INSERT INTO jobs (${JOB_INSERT_COLUMNS}) VALUES (${values.map((_, i) => param(i + 1)).join(', ')})`, values };
+}
+
+export type JobFields = Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>;
+
+/** `col = <parameter>` for each job field given, in order, with its values (parameters from `first`); an unknown field throws. */
+export function jobAssignments(fields: JobFields, param: Placeholder, first = 1): { sets: string[]; values: SqlValue[] } {
+  const sets: string[] = [];
+  const values: SqlValue[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    const col = JOB_COLUMNS[k];
+    if (!col) throw new Error(`not an updatable job field: ${k}`);
+    values.push(v as SqlValue);
+    sets.push(`${col} = ${param(first + values.length - 1)}`);
+  }
+  return { sets, values };
+}
+
 /** The job fields an update may write, and their columns. */
-export const JOB_COLUMNS: Record<string, string> = {
+const JOB_COLUMNS: Record<string, string> = {
   state: 'state',
   progress: 'progress',
   progressMessage: 'progress_message',

@@ -1,43 +1,8 @@
 import type { JobRepository, JobRow, JobState } from '../../domain/ports.ts';
-import { JOB_COLUMNS, toJob, type JobRecord } from '../rows.ts';
-import { query, type Param, type PgDb } from './db.ts';
+import { jobAssignments, jobInsert, toJob, type JobFields, type JobRecord } from '../rows.ts';
+import { query, type PgDb } from './db.ts';
 
-const INSERT = `INSERT INTO jobs (id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts,
-  created_at, started_at, finished_at, expires_at, results_state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`;
-
-const values = (j: JobRow): Param[] => [
-  j.id,
-  j.accountId,
-  j.sessionId,
-  j.product,
-  j.state,
-  j.progress,
-  j.progressMessage,
-  j.error,
-  j.sealed,
-  j.expiryMs,
-  j.attempts,
-  j.createdAt,
-  j.startedAt,
-  j.finishedAt,
-  j.expiresAt,
-  j.resultsState,
-];
-
-type JobFields = Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>;
-
-/** `col = $n` for each field given, in order, with its parameters; an unknown field throws. */
-function assignments(fields: JobFields): { sets: string[]; params: Param[] } {
-  const sets: string[] = [];
-  const params: Param[] = [];
-  for (const [k, v] of Object.entries(fields)) {
-    const col = JOB_COLUMNS[k];
-    if (!col) throw new Error(`not an updatable job field: ${k}`);
-    params.push(v as Param);
-    sets.push(`${col} = $${params.length}`);
-  }
-  return { sets, params };
-}
+const param = (n: number) => `$${n}`;
 
 export class PostgresJobs implements JobRepository {
   private readonly db: PgDb;
@@ -46,14 +11,16 @@ export class PostgresJobs implements JobRepository {
   }
 
   async insert(j: JobRow): Promise<void> {
-    await query(this.db.pool, INSERT, values(j));
+    const { sql, values } = jobInsert(j, param);
+    await query(this.db.pool, sql, values);
   }
 
   async insertIfIdle(j: JobRow): Promise<boolean> {
     // The partial unique index jobs_one_active decides: a session that already has a queued or
     // running job makes this insert do nothing (two racing requests: one row, one false). Any
     // other uniqueness (the id) still throws DuplicateError.
-    const { count } = await query(this.db.pool, `${INSERT} ON CONFLICT (session_id) WHERE state IN ('queued', 'processing') DO NOTHING`, values(j));
+    const { sql, values } = jobInsert(j, param);
+    const { count } = await query(this.db.pool, `${sql} ON CONFLICT (session_id) WHERE state IN ('queued', 'processing') DO NOTHING`, values);
     return count === 1;
   }
 
@@ -105,22 +72,19 @@ export class PostgresJobs implements JobRepository {
   }
 
   async finish(jobId: string, owner: string, fields: JobFields): Promise<boolean> {
-    const { sets, params } = assignments(fields);
-    params.push(jobId, owner);
+    const { sets, values } = jobAssignments(fields, param, 3);
     const { count } = await query(
       this.db.pool,
-      `UPDATE jobs SET ${[...sets, 'lease_owner = NULL', 'lease_until = NULL'].join(', ')}
-         WHERE id = $${params.length - 1} AND lease_owner = $${params.length}`,
-      params,
+      `UPDATE jobs SET ${[...sets, 'lease_owner = NULL', 'lease_until = NULL'].join(', ')} WHERE id = $1 AND lease_owner = $2`,
+      [jobId, owner, ...values],
     );
     return count > 0;
   }
 
   async update(id: string, fields: JobFields): Promise<void> {
-    const { sets, params } = assignments(fields);
+    const { sets, values } = jobAssignments(fields, param, 2);
     if (!sets.length) return;
-    params.push(id);
-    await query(this.db.pool, `UPDATE jobs SET ${sets.join(', ')} WHERE id = $${params.length}`, params);
+    await query(this.db.pool, `UPDATE jobs SET ${sets.join(', ')} WHERE id = $1`, [id, ...values]);
   }
 
   async inState(state: JobState): Promise<JobRow[]> {

@@ -1,24 +1,10 @@
 import type { JobRepository, JobRow, JobState } from '../../domain/ports.ts';
-import { JOB_COLUMNS, toJob, type JobRecord } from '../rows.ts';
+import { jobAssignments, jobInsert, toJob, type JobFields, type JobRecord } from '../rows.ts';
 import { tx, type Db } from './db.ts';
 
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
-type JobFields = Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>;
-type Value = string | number | null | Buffer;
-
-/** `col = ?` for each field given, in order, with its value; an unknown field throws. */
-function assignments(fields: JobFields): { sets: string[]; values: Value[] } {
-  const sets: string[] = [];
-  const values: Value[] = [];
-  for (const [k, v] of Object.entries(fields)) {
-    const col = JOB_COLUMNS[k];
-    if (!col) throw new Error(`not an updatable job field: ${k}`);
-    sets.push(`${col} = ?`);
-    values.push(v as Value);
-  }
-  return { sets, values };
-}
+const param = () => '?';
 
 export class SqliteJobs implements JobRepository {
   private readonly db: Db;
@@ -27,13 +13,8 @@ export class SqliteJobs implements JobRepository {
   }
 
   async insert(j: JobRow): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO jobs (id, account_id, session_id, product, state, progress, progress_message, error, sealed, expiry_ms, attempts,
-           created_at, started_at, finished_at, expires_at, results_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(j.id, j.accountId, j.sessionId, j.product, j.state, j.progress, j.progressMessage, j.error, j.sealed, j.expiryMs, j.attempts,
-        j.createdAt, j.startedAt, j.finishedAt, j.expiresAt, j.resultsState);
+    const { sql, values } = jobInsert(j, param);
+    this.db.prepare(sql).run(...values);
   }
 
   async insertIfIdle(j: JobRow): Promise<boolean> {
@@ -95,7 +76,7 @@ export class SqliteJobs implements JobRepository {
   }
 
   async finish(jobId: string, owner: string, fields: JobFields): Promise<boolean> {
-    const { sets, values } = assignments(fields);
+    const { sets, values } = jobAssignments(fields, param);
     const r = this.db
       .prepare(`UPDATE jobs SET ${[...sets, 'lease_owner = NULL', 'lease_until = NULL'].join(', ')} WHERE id = ? AND lease_owner = ?`)
       .run(...values, jobId, owner);
@@ -103,7 +84,7 @@ export class SqliteJobs implements JobRepository {
   }
 
   async update(id: string, fields: JobFields): Promise<void> {
-    const { sets, values } = assignments(fields);
+    const { sets, values } = jobAssignments(fields, param);
     if (sets.length) this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
   }
 

@@ -30,6 +30,14 @@ export function csrfField(csrf: string): Html {
   return html`<input type="hidden" name="csrf" value="${csrf}">`;
 }
 
+/** The e-mail address field of the sign-in and sign-up forms, keeping what was typed. */
+export function emailField(email: string | undefined): Html {
+  return html`<div class="field">
+<label for="email">E-mail address</label>
+<input type="email" id="email" name="email" autocomplete="username" required value="${email ?? ''}">
+</div>`;
+}
+
 /** A one-button POST form (sign out, revoke, resend). */
 export function buttonForm(action: string, csrf: string, label: string, hidden: Record<string, string> = {}, cls = 'inline'): Html {
   return html`<form method="post" action="${action}" class="${cls}">${csrfField(csrf)}${Object.entries(hidden).map(

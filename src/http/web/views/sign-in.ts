@@ -1,5 +1,5 @@
 import { html, type Html } from '../html.ts';
-import { csrfField } from './parts.ts';
+import { csrfField, emailField } from './parts.ts';
 
 export function signInView(v: { csrf: string; email?: string }): Html {
   return html`<h1>Sign in</h1>
@@ -8,10 +8,7 @@ export function signInView(v: { csrf: string; email?: string }): Html {
 <form method="post" action="/sign-in" class="stack">
 ${csrfField(v.csrf)}
 <input type="hidden" name="method" value="password">
-<div class="field">
-<label for="email">E-mail address</label>
-<input type="email" id="email" name="email" autocomplete="username" required value="${v.email ?? ''}">
-</div>
+${emailField(v.email)}
 <div class="field">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>

@@ -1,5 +1,5 @@
 import { html, type Html } from '../html.ts';
-import { csrfField } from './parts.ts';
+import { csrfField, emailField } from './parts.ts';
 
 export function signUpView(v: { csrf: string; open: boolean; email?: string; minPassword: number }): Html {
   if (!v.open) {
@@ -11,10 +11,7 @@ export function signUpView(v: { csrf: string; open: boolean; email?: string; min
   return html`<h1>Sign up</h1>
 <form method="post" action="/sign-up" class="stack">
 ${csrfField(v.csrf)}
-<div class="field">
-<label for="email">E-mail address</label>
-<input type="email" id="email" name="email" autocomplete="username" required value="${v.email ?? ''}">
-</div>
+${emailField(v.email)}
 <div class="field">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="new-password" required minlength="${v.minPassword}" aria-describedby="password-hint">
