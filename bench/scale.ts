@@ -5,6 +5,7 @@
 // every data part in the object store (OBSCURA_BLOB_INLINE=0, what a larger file pays); then
 // the upload throughput of the S3 blob store against the file store (bench/scale-store.ts).
 // `npm run bench -- scale [rounds]` (default 20; needs root, PostgreSQL and Swift).
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startPostgres } from '../test/helpers/postgres.ts';
@@ -57,12 +58,19 @@ export async function run(args: string[]): Promise<void> {
     const remote = await scaledOn({});
     // every data part in the object store: what a file past OBSCURA_BLOB_INLINE pays
     const stored = await scaledOn({ OBSCURA_BLOB_INLINE: '0' });
+    // a front end that runs no job, and another instance that runs them: the job crosses instances
+    const shared = { OBSCURA_LOG_LEVEL: 'warn', OBSCURA_DATABASE_URL: await pgc.database(), OBSCURA_BLOB_URL: swift.url(await swift.createBucket()), OBSCURA_MASTER_KEY: randomBytes(32).toString('base64url') };
+    const worker = await startService(shared);
+    const front = await startService({ ...shared, OBSCURA_RUN_JOBS: 'off' });
+    const split = await measure(front, rounds).finally(() => Promise.all([front.close(), worker.close()]));
     const row = (name: string, a: number, ...bs: number[]) =>
       process.stdout.write(`${name.padEnd(36)} ${a.toFixed(1).padStart(8)} ms${bs.map((b) => ` ${b.toFixed(1).padStart(8)} ms ${`${(b / a).toFixed(2)}×`.padStart(6)}`).join('')}\n`);
     process.stdout.write(`${'(small convert, 2.9 kB PNG to WebP)'.padEnd(36)} ${'embedded'.padStart(11)} ${'pg + s3'.padStart(11)} ${'ratio'.padStart(6)} ${'all in s3'.padStart(11)} ${'ratio'.padStart(6)}   (goal ≤ 1.3×)\n`);
     row('job latency, start → completed, p50', median(local.jobMs), median(remote.jobMs), median(stored.jobMs));
     row('job latency, p90', pct(local.jobMs, 90), pct(remote.jobMs, 90), pct(stored.jobMs, 90));
     row('/api/status p99', pct(local.statusMs, 99), pct(remote.statusMs, 99), pct(stored.statusMs, 99));
+    row('job latency p50, front end → worker', median(local.jobMs), median(split.jobMs));
+    row('job latency p90, front end → worker', pct(local.jobMs, 90), pct(split.jobMs, 90));
   } finally {
     await Promise.all([pgc.stop(), swift.stop()]);
   }

@@ -104,6 +104,8 @@ export interface AssetPrivate {
 
 const EXPIRY = /^(\d{1,4})(m|h|d)$/;
 const EXPIRY_UNIT: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** The job-events key of "a job was queued" (job ids start with job_, so it is no job's). */
+const QUEUED = 'queued';
 const MAX_ATTEMPTS = 3;
 export const TERMINAL: readonly JobState[] = ['completed', 'partial', 'failed'];
 
@@ -121,6 +123,7 @@ export class Jobs {
   readonly #runners = new Map<Product, Runner>();
   readonly #running = new Map<string, AbortController>();
   readonly #pump: JobPump<JobRow>;
+  #stopHearing: (() => void) | undefined;
   readonly #queue: JobQueue;
   /** Told whenever a job changes state, on every instance (a long poll waits on it). */
   readonly #events: JobEvents;
@@ -185,11 +188,16 @@ export class Jobs {
         else await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
       }
     }
-    if (this.limits.run) this.#pump.start();
+    if (this.limits.run) {
+      // a job queued on any instance wakes this one's pump at once, not at its next look
+      this.#stopHearing = await this.#events.subscribe(QUEUED, () => this.#pump.notify());
+      this.#pump.start();
+    }
   }
 
   /** Stops taking work; running jobs are stopped and given back to the queue. */
   async stop(): Promise<void> {
+    this.#stopHearing?.();
     for (const ac of this.#running.values()) ac.abort('shutdown');
     await this.#pump.stop();
   }
@@ -236,8 +244,14 @@ export class Jobs {
       const winner = await this.#rows.activeForSession(session.id);
       if (winner || tries > 0) throw jobInProgress(winner);
     }
-    this.#pump.notify();
+    await this.#queued();
     return job;
+  }
+
+  /** A job is queued: every instance that runs jobs looks (a lost notice costs at most the pump's next look, a second). */
+  async #queued(): Promise<void> {
+    this.#pump.notify();
+    await this.#events.publish(QUEUED).catch(() => {});
   }
 
   /** The latest job of the caller's session. */
@@ -354,7 +368,7 @@ export class Jobs {
         this.#log.warn({ job: job.id }, 'lease lost: another instance runs this job now');
       } else if (ac.signal.reason === 'shutdown') {
         await this.#discardAssets(job.id);
-        await this.#queue.finish(job.id, this.#owner, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' });
+        if (await this.#queue.finish(job.id, this.#owner, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' })) await this.#queued();
       } else if (ac.signal.reason === 'time_limit') {
         await this.#discardAssets(job.id);
         const minutes = Math.round(this.limits.timeLimitMs / 60_000);

@@ -1,8 +1,8 @@
 // Uploads, the core: every way bytes come in (v1 media-url chunks in uploads-v1.ts, a direct
 // upload or a web form's file in uploads-direct.ts, TUS in uploads-tus.ts) lands here, in one
 // encrypted blob store whose per-object lock serialises all writes to an upload.
-// The offset of an upload is always the authenticated size of its stored bytes, so it can
-// never claim bytes that are not durably on disk.
+// The offset of an upload is always the size of its stored bytes as the blob store vouches for
+// it (authenticated, or recorded once durable), so it can never claim bytes that are not stored.
 import { createHmac } from 'node:crypto';
 import {
   BlobNotFoundError,
@@ -168,7 +168,7 @@ export class Uploads {
     return STORAGE_UID.test(id) ? this.#rows.byId(id) : Promise.resolve(undefined);
   }
 
-  /** Authenticated size of an upload's stored bytes: its offset. */
+  /** The size of an upload's stored bytes: its offset. */
   sizeOf(row: UploadRow): Promise<number> {
     return this.#blobs.size(row.id);
   }
@@ -197,7 +197,6 @@ export class Uploads {
   secretOf(row: UploadRow): UploadPrivate {
     return this.#sealer.open<UploadPrivate>(`upload:${row.id}`, row.sealed);
   }
-
 
   async begin(
     account: Account,
@@ -297,7 +296,6 @@ export class Uploads {
     const session = row.sessionId ? await this.#sessions.byIdUnchecked(row.sessionId) : undefined;
     if (session) await this.#sessions.assertIdle(session);
   }
-
 }
 
 export function gone(row: Pick<UploadRow, 'state'>): AppError {
