@@ -64,10 +64,7 @@ export class JobResults {
       const batch = await this.#rows.resultsExpiredBefore(now, 50);
       if (!batch.length) return n;
       for (const job of batch) {
-        for (const a of await this.#assets.forJob(job.id)) {
-          await this.#blobs.delete(a.id);
-          await this.#assets.setState(a.id, 'expired');
-        }
+        await this.#destroyAssets(job);
         await this.#rows.update(job.id, { resultsState: 'expired' });
       }
       n += batch.length;
@@ -82,10 +79,7 @@ export class JobResults {
     const now = Date.now();
     const done = (await this.#rows.forSession(session.id)).filter((j) => TERMINAL.includes(j.state));
     for (const job of done) {
-      for (const a of await this.#assets.forJob(job.id)) {
-        await this.#blobs.delete(a.id);
-        await this.#assets.setState(a.id, 'expired');
-      }
+      await this.#destroyAssets(job);
       await this.#rows.update(job.id, {
         resultsState: 'expired',
         expiresAt: Math.min(job.expiresAt ?? now, now),
@@ -93,5 +87,13 @@ export class JobResults {
       });
     }
     return done.length;
+  }
+
+  /** The bytes and keys of the job's assets go; their rows stay, marked expired (410 from then on). */
+  async #destroyAssets(job: JobRow): Promise<void> {
+    for (const a of await this.#assets.forJob(job.id)) {
+      await this.#blobs.delete(a.id);
+      await this.#assets.setState(a.id, 'expired');
+    }
   }
 }
