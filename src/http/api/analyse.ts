@@ -18,6 +18,11 @@ import { validate } from '../schemas/validate.ts';
  */
 export async function analyseItems(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>[]> {
   const { report, assets } = await results.of(job);
+  return analyseItemsOf(ctx, report, assets);
+}
+
+/** The same items from a report and assets already read (results.of). */
+export function analyseItemsOf(ctx: Ctx, report: Record<string, unknown>, assets: Awaited<ReturnType<JobResults['of']>>['assets']): Record<string, unknown>[] {
   const tips = report.tips !== false;
   const byId = new Map(assets.map((a) => [a.id, a]));
   return ((report.files as AnalysedFile[] | undefined) ?? []).map((f) => {

@@ -1,5 +1,5 @@
 import { AppError } from '../../domain/errors.ts';
-import type { AssetPrivate, Jobs } from '../../domain/jobs.ts';
+import { TERMINAL, type AssetPrivate, type Jobs } from '../../domain/jobs.ts';
 import type { AssetRow, JobRow } from '../../domain/ports.ts';
 import { urlFor, type Ctx } from '../context.ts';
 
@@ -20,7 +20,6 @@ export function resultFile(ctx: Ctx, a: AssetRow & AssetPrivate, downloadBase: s
 }
 
 const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
-const TERMINAL = new Set(['completed', 'partial', 'failed']);
 
 /** A job as clients poll it (REST and MCP): the wire's names, and how long to wait while it runs. */
 export function jobView(job: JobRow): Record<string, unknown> {
@@ -31,7 +30,7 @@ export function jobView(job: JobRow): Record<string, unknown> {
     progress: job.progress,
     progress_message: job.progressMessage,
     error: job.error,
-    ...(TERMINAL.has(job.state) ? {} : { retry_after: job.state === 'queued' ? 2 : 1 }),
+    ...(TERMINAL.includes(job.state) ? {} : { retry_after: job.state === 'queued' ? 2 : 1 }),
     created_at: iso(job.createdAt),
     started_at: iso(job.startedAt),
     finished_at: iso(job.finishedAt),

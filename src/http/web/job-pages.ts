@@ -4,11 +4,11 @@
 // in a page's URL is the job's own.
 import { Router } from '@koa/router';
 import { AppError } from '../../domain/errors.ts';
-import type { Jobs } from '../../domain/jobs.ts';
+import { TERMINAL, type Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { FileFailure } from '../../domain/runners/convert.ts';
 import type { JobRow } from '../../domain/ports.ts';
-import { analyseItems } from '../api/analyse.ts';
+import { analyseItemsOf } from '../api/analyse.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { person } from './account-pages.ts';
@@ -18,7 +18,6 @@ import { analyseReportView } from './views/report.ts';
 
 /** Seconds between reloads of a running job's page: each is a round trip over Tor or I2P. */
 export const REFRESH_S = 3;
-const TERMINAL = new Set(['completed', 'partial', 'failed']);
 const TITLE = { hide: 'Hide', reveal: 'Reveal', analyse: 'Analysis', convert: 'Conversion' } as const;
 
 function info(job: JobRow): JobInfo {
@@ -41,8 +40,8 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     const account = person(ctx);
     if (!account) return;
     const job = await d.jobs.owned(account, ctx.params.id);
-    const title = `${TITLE[job.product]} ${TERMINAL.has(job.state) ? job.state : 'under way'}`;
-    if (!TERMINAL.has(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S }));
+    const title = `${TITLE[job.product]} ${TERMINAL.includes(job.state) ? job.state : 'under way'}`;
+    if (!TERMINAL.includes(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S }));
     const { report, assets } = await d.results.of(job);
     const files: ResultFile[] = assets.map((a, n) => ({
       n,
@@ -56,7 +55,7 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     }));
     if (job.product === 'analyse') {
       const place = new Map(assets.map((a, n) => [a.id, n]));
-      const items = await analyseItems(ctx, d.results, job);
+      const items = analyseItemsOf(ctx, report, assets);
       return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}` }));
     }
     if (job.product === 'convert') {
