@@ -40,6 +40,7 @@ const STEP_OF: Record<Product, Record<string, number>> = { hide: { secret: 1, co
 const FLAGS: Record<Product, readonly string[]> = { hide: [], reveal: [], analyse: ['face_detection', 'text_detection', 'tips'], convert: ['upscale', 'lossless'] };
 const NUMBERS = new Set(['quality', 'width', 'height', 'face_sensitivity']);
 const KEPT_OUT = new Set(['csrf', 'password']);
+const NOT_VERIFIED = 'Verify your e-mail address first (see your account page): until then nothing can be started.';
 
 /** The API's start body from the form's fields: an empty select or number is "not set". */
 export function startBody(product: Product, f: Fields): Record<string, unknown> {
@@ -75,7 +76,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
     router.get(`/${product}`, (ctx) => {
       const account = person(ctx);
       if (!account) return;
-      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: 'Verify your e-mail address first (see your account page): until then nothing can be started.', code: 'account_not_verified' } : undefined;
+      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: NOT_VERIFIED, code: 'account_not_verified' } : undefined;
       form(ctx, product, {}, notice);
     });
 
@@ -85,7 +86,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       const fields: Fields = {};
       let sessionId: string | undefined;
       try {
-        if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first (see your account page): until then nothing can be started.');
+        if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', NOT_VERIFIED);
         let job: JobRow | undefined;
         // the form is an upload and a job start at once: counted as both, as the API's would be
         const make = async () => {
@@ -104,8 +105,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             fields,
           );
           const body = { ...startBody(product, fields), upload_uid: session.id };
-          const schema = product === 'hide' ? bodies.hide : product === 'reveal' ? bodies.reveal : product === 'analyse' ? bodies.analyse : bodies.convert;
-          job = await d.jobs.create(account, product, validate(schema, body));
+          job = await d.jobs.create(account, product, validate(bodies[product], body));
           return true;
         };
         const limits = ctx.state.limits;
