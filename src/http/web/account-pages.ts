@@ -11,7 +11,7 @@ import type { Account } from '../../domain/ports.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { identify } from '../middleware/auth.ts';
 import { readForm, type Fields } from './form.ts';
-import { render, statusOf } from './respond.ts';
+import { refusedNotice, render } from './respond.ts';
 import { switchVisitor } from './visitor.ts';
 import { accountView } from './views/account.ts';
 import { homeView } from './views/home.ts';
@@ -41,13 +41,6 @@ export function person(ctx: Ctx): Account | undefined {
   return account;
 }
 
-/** Forms answer the same page with the error in it, and the values typed so far kept. */
-function refused(ctx: Ctx, err: unknown): AppError {
-  if (!(err instanceof AppError)) throw err;
-  ctx.status = statusOf(ctx, err);
-  return err;
-}
-
 export function accountPages(d: AccountPageDeps): Router<AppState> {
   const router = new Router<AppState>();
   const csrf = (ctx: Ctx) => (presented: unknown) => d.webSessions.csrfValid(ctx.state.web?.token, presented);
@@ -73,8 +66,8 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         account = await d.selfService.signIn({ email: one(f, 'email'), password: one(f, 'password') });
       }
     } catch (err) {
-      const e = refused(ctx, err);
-      return render(ctx, { title: 'Sign in', notice: { kind: 'error', message: e.message, code: e.code } }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
+      const notice = refusedNotice(ctx, err);
+      return render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
     }
     await switchVisitor(ctx, d.webSessions, account);
     ctx.status = 303;
@@ -98,9 +91,9 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
       const { email } = await d.selfService.signUp({ email: one(f, 'email'), password: one(f, 'password'), passwordAgain: one(f, 'password_again') }, linksFor(ctx));
       render(ctx, { title: 'Check your mail' }, signUpSentView({ email }));
     } catch (err) {
-      const e = refused(ctx, err);
+      const notice = refusedNotice(ctx, err);
       const view = signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, email: one(f, 'email'), minPassword: PASSWORD_MIN });
-      render(ctx, { title: 'Sign up', notice: { kind: 'error', message: e.message, code: e.code } }, view, ctx.status);
+      render(ctx, { title: 'Sign up', notice }, view, ctx.status);
     }
   });
 
@@ -119,8 +112,8 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
       if (web.account?.id === account.id) web.account = account;
       render(ctx, { title: 'Address verified', notice: { kind: 'ok', message: 'Your address is verified: your API keys work now.' } }, verifyView({ csrf: web.csrf, token: '', state: 'done' }));
     } catch (err) {
-      const e = refused(ctx, err);
-      render(ctx, { title: 'Verify your address', notice: { kind: 'error', message: e.message, code: e.code } }, verifyView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+      const notice = refusedNotice(ctx, err);
+      render(ctx, { title: 'Verify your address', notice }, verifyView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
     }
   });
 
@@ -150,8 +143,8 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     await readForm(ctx, csrf(ctx));
     if (account.verifiedAt === null) {
-      const e = new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.');
-      return await accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, statusOf(ctx, e));
+      const notice = refusedNotice(ctx, new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.'));
+      return await accountPage(ctx, account, { notice }, ctx.status);
     }
     const { key } = await d.apiKeys.issue(account.email);
     await accountPage(ctx, account, { newKey: key, notice: { kind: 'ok', message: 'A new key was made. Copy it now: it is shown this once.' } }, 201);
@@ -175,8 +168,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
       await d.selfService.resendVerification(account, linksFor(ctx));
       await accountPage(ctx, account, { notice: { kind: 'ok', message: 'A new link is on its way to your address.' } });
     } catch (err) {
-      const e = refused(ctx, err);
-      await accountPage(ctx, account, { notice: { kind: 'error', message: e.message, code: e.code } }, ctx.status);
+      await accountPage(ctx, account, { notice: refusedNotice(ctx, err) }, ctx.status);
     }
   });
 

@@ -19,7 +19,7 @@ import { validate } from '../schemas/validate.ts';
 import { withinAccountLimits } from '../middleware/account-limits.ts';
 import { readMultipart, type Fields } from './form.ts';
 import { person } from './account-pages.ts';
-import { render, statusOf } from './respond.ts';
+import { refusedNotice, render } from './respond.ts';
 import { productFormView, type FormLimits } from './views/forms.ts';
 
 export interface ProductPageDeps {
@@ -114,11 +114,11 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
         ctx.status = 303;
         ctx.redirect(`/job/${job!.id}`);
       } catch (err) {
-        if (!(err instanceof AppError)) throw err;
+        const notice = refusedNotice(ctx, err);
         // nothing of a refused attempt stays: its files are destroyed with its session
         if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);
         const kept = Object.fromEntries(Object.entries(fields).filter(([k]) => !KEPT_OUT.has(k)));
-        form(ctx, product, kept, { kind: 'error', message: err.message, code: err.code }, statusOf(ctx, err));
+        form(ctx, product, kept, notice, ctx.status);
       }
     });
   }

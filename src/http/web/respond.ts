@@ -15,6 +15,13 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf'>, body
   ctx.body = page({ ...chrome, signedIn: web.account ? { email: web.account.email } : null, csrf: web.csrf }, body);
 }
 
+/** A refused form's notice: the API's message and code; its status (and Retry-After) go on ctx. Anything but an AppError is thrown on. */
+export function refusedNotice(ctx: Ctx, err: unknown): NonNullable<Chrome['notice']> {
+  if (!(err instanceof AppError)) throw err;
+  ctx.status = statusOf(ctx, err);
+  return { kind: 'error', message: err.message, code: err.code };
+}
+
 /** The status an error is answered with, and its Retry-After when it has one. */
 export function statusOf(ctx: Ctx, err: AppError): number {
   const retry = err.details?.retry_after;
