@@ -232,3 +232,99 @@ test('the counters cannot be grown without bound: 100,000 new visitors leave at 
   t.is(c.take('new'), undefined);
   t.true(c.size <= 1000);
 });
+
+// Security round 3, finding 1: the router took `/api/convert/job/` and `/Api/Convert/Job`, which
+// the limits (matched on the exact path) did not see: 6 starts went through a limit of 2.
+/** Other spellings of a route (an upload's id after it kept as it is): a trailing slash, other letter case, an escaped letter. */
+function spellings(route: string, id = ''): string[] {
+  const title = route.replace(/\/(\w)/g, (_m, c: string) => `/${c.toUpperCase()}`);
+  const escaped = route.replace(/[a-z]/, (c) => `%${c.charCodeAt(0).toString(16)}`);
+  return [`${route}${id}/`, `${route}${id}//`, `${route.toUpperCase()}${id}`, `${title}${id}`, `${escaped}${id}`];
+}
+
+test('every limited route answers to one spelling: other spellings of the job starts and uploads are 404 and count for nothing, and the limits hold', async (t) => {
+  const svc = await startService({ OBSCURA_RATE_JOBS_PER_HOUR: '2', OBSCURA_RATE_UPLOAD_PER_HOUR: '100KiB', OBSCURA_MAX_UPLOADS_PER_ACCOUNT: '1' });
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  const png = await tiny();
+  const sessionWith = async (path: string, body: object) => {
+    const uid = (await svc.api('POST', path, key, body)).body.upload_uid as string;
+    t.is((await direct(svc, key, uid, png)).status, 201);
+    return uid;
+  };
+  const convert = await sessionWith('/api/convert/session', {});
+  const analyse = await sessionWith('/api/analyse/session', {});
+  const reveal = await sessionWith('/api/session', { type: 'reveal' });
+  const client = v1(svc.url.clearnet, key);
+  const media = (await client.create('a.png', png.length)).body.key as string;
+  t.is((await client.patch(media, 0, png)).status, 204);
+  const starts: [string, () => Promise<{ status: number; body: any }>][] = [];
+  const start = (path: string, body: object) => (p: string) => () => svc.api('POST', p, key, body);
+  for (const [path, run] of [
+    ['/api/convert/job', start('/api/convert/job', { upload_uid: convert, image_format: 'jpeg' })],
+    ['/api/analyse/job', start('/api/analyse/job', { upload_uid: analyse })],
+    ['/api/job', start('/api/job', { upload_uid: reveal, password: 'correct horse battery' })],
+    ['/v1/job/analyse', (p: string) => () => client.send('POST', p, { json: { key: media } })],
+  ] as const) {
+    for (const p of spellings(path)) starts.push([`POST ${p}`, run(p)]);
+  }
+  for (const [what, run] of starts) {
+    const r = await run();
+    t.is(r.status, 404, `${what} is not a route: ${JSON.stringify(r.body)}`);
+    t.is(r.body?.error, 'not_found', what);
+  }
+  t.is((await svc.api('GET', `/api/convert/job/${convert}`, key)).status, 404, 'no convert job was started');
+  t.is((await svc.api('GET', `/api/analyse/job/${analyse}`, key)).status, 404, 'no analyse job was started');
+  t.is((await svc.api('POST', '/api/convert/job', key, { upload_uid: convert, image_format: 'jpeg' })).status, 201);
+  t.is((await svc.api('POST', '/api/analyse/job', key, { upload_uid: analyse })).status, 201);
+  const third = await svc.api('POST', '/api/job', key, { upload_uid: reveal, password: 'correct horse battery' });
+  assertLimited(t, third.status, third.headers, third.body, 3600, 'the third start, after every other spelling was tried');
+
+  // uploads: the direct upload, a TUS creation and PATCH, a v1 chunk
+  const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid as string;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const tusHeaders = { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' };
+  const created = await fetch(`${svc.url.clearnet}/api/tus`, {
+    method: 'POST',
+    headers: { ...tusHeaders, 'Upload-Length': String(60 * KiB), 'Upload-Metadata': `upload_uid ${b64(uid)},step ${b64('1')}` },
+  });
+  t.is(created.status, 201);
+  const tusId = new URL(created.headers.get('location')!).pathname.split('/').pop()!;
+  const big = await client.create('b.bin', 60 * KiB);
+  const uploads: [string, string, (p: string) => Promise<{ status: number; body: any }>][] = [
+    ['/api/upload', '', async (p) => {
+      const res = await fetch(`${svc.url.clearnet}${p}`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1' }, body: payload(60 * KiB) });
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    }],
+    ['/api/tus', '', async (p) => {
+      const res = await fetch(`${svc.url.clearnet}${p}`, {
+        method: 'POST',
+        headers: { ...tusHeaders, 'Upload-Length': String(60 * KiB), 'Upload-Metadata': `upload_uid ${b64(uid)},step ${b64('1')}`, 'Content-Type': 'application/offset+octet-stream' },
+        body: payload(60 * KiB),
+      });
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    }],
+    ['/api/tus/', tusId, async (p) => {
+      const res = await fetch(`${svc.url.clearnet}${p}`, { method: 'PATCH', headers: { ...tusHeaders, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: payload(60 * KiB) });
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    }],
+    ['/v1/upload/resumable/', big.body.key, async (p) => {
+      const form = new FormData();
+      form.append('offset', '0');
+      form.append('file', new Blob([payload(60 * KiB)]), 'chunk');
+      return client.send('PATCH', p, { form });
+    }],
+  ];
+  for (const [route, id, run] of uploads) {
+    for (const p of spellings(route, id)) {
+      const r = await run(p);
+      t.is(r.status, 404, `${p}: ${JSON.stringify(r.body)}`);
+    }
+  }
+  const files = (await svc.api('GET', `/api/convert/session/${uid}/files`, key)).body.files as { status: string; size: number }[];
+  t.true(files.every((f) => f.status !== 'complete'), 'no spelling stored a file');
+  t.is((await client.head(big.body.key)).headers.get('upload-offset'), '0', 'no spelling stored a v1 chunk');
+  t.is((await direct(svc, key, uid, payload(60 * KiB))).status, 201, 'the allowance is whole: nothing was counted for the other spellings');
+  const over = await direct(svc, key, uid, payload(60 * KiB));
+  assertLimited(t, over.status, over.headers, over.body, 3600, 'and it still holds');
+});

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
@@ -55,12 +56,12 @@ export async function analyseResult(ctx: Ctx, results: JobResults, job: JobRow):
 
 // Analyse: start on an analyse session, poll by upload_uid, read the result by job_uid.
 export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs, results } = deps;
   const { analyse } = jobStartBodies(jobs.limits.expiryMaxMs);
 
-  router.post('/api/analyse/job', auth, async (ctx) => {
+  router.post('/api/analyse/job', requireKey(deps.apiKeys, 'x-api-key', 'job'), async (ctx) => {
     const job = await jobs.create(ctx.state.account!, 'analyse', validate(analyse, await readObject(ctx)));
     answerStart(ctx, job);
   });

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
@@ -26,12 +27,12 @@ export async function convertResults(ctx: Ctx, results: JobResults, job: JobRow)
 
 // Convert: start on a session, poll by upload_uid, list results, download each file.
 export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs, results } = deps;
   const { convert } = jobStartBodies(jobs.limits.expiryMaxMs);
 
-  router.post('/api/convert/job', auth, async (ctx) => {
+  router.post('/api/convert/job', requireKey(deps.apiKeys, 'x-api-key', 'job'), async (ctx) => {
     const job = await jobs.create(ctx.state.account!, 'convert', validate(convert, await readObject(ctx)));
     answerStart(ctx, job);
   });

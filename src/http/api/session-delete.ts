@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
@@ -11,7 +12,7 @@ import { requireKey } from '../middleware/auth.ts';
 // DELETE of a session, on each product's session path: its files and its jobs' results are
 // destroyed now (409 session_busy while a job is queued or running on it; 410 once gone).
 export function sessionDeleteRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uploads: Uploads; results: JobResults }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const remove = (types: readonly SessionType[]) => async (ctx: RouteCtx) => {
     ctx.body = await deleteSession(deps, ctx.state.account!, ctx.params.uid, types);

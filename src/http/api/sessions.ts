@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { SessionLimits, Sessions } from '../../domain/sessions.ts';
 import type { SessionRow } from '../../domain/ports.ts';
@@ -31,7 +32,7 @@ export function fileView(f: StoredFile): Record<string, unknown> {
 // Sessions of the three products, and the files each holds:
 //   hide/reveal: /api/session,  analyse: /api/analyse/session,  convert: /api/convert/session
 export function sessionRoutes(deps: { apiKeys: ApiKeys; sessions: Sessions; uploads: Uploads }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
 
   const create = (schema: typeof HideRevealSessionBody | typeof AnalyseSessionBody | typeof ConvertSessionBody, fixed?: SessionType) => async (ctx: RouteCtx) => {

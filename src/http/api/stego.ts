@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
@@ -27,13 +28,13 @@ export async function stegoResults(ctx: Ctx, results: JobResults, job: JobRow): 
 
 // Hide and reveal share one set of paths; the session's type says which one a job is.
 export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults; sessions: Sessions }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs, results } = deps;
   const productOf = async (ctx: RouteCtx, uid: unknown): Promise<Product> => (await deps.sessions.get(ctx.state.account!, typeof uid === 'string' ? uid : '', ['hide', 'reveal'])).type;
   const bodies = jobStartBodies(jobs.limits.expiryMaxMs);
 
-  router.post('/api/job', auth, async (ctx) => {
+  router.post('/api/job', requireKey(deps.apiKeys, 'x-api-key', 'job'), async (ctx) => {
     const body = await readObject(ctx);
     // the session says which product this is, so which body it takes (a reveal has no output_format)
     const product = typeof body.upload_uid === 'string' ? await productOf(ctx, body.upload_uid) : 'hide';

@@ -2,7 +2,8 @@
 // uploads. Koa authenticates first; the tus server then sees the account through a
 // WeakMap keyed by the Node request, and hands out Locations on the request's network.
 import type { IncomingMessage } from 'node:http';
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { Server } from '@tus/server';
 import { NodeRequest } from 'srvx/node';
 import type { Upload } from '@tus/utils';
@@ -117,12 +118,14 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; tusUploads
       ctx.remove('Content-Type');
     }
   };
-  const router = new Router<AppState>();
+  const router = newRouter();
   router.options(['/api/tus', '/api/tus/:id'], handle); // CORS preflight carries no key
   // TUS's own methods only: anything else is the router's 405 or 501, like on every other path
   // (GET would be tus's download extension, which the service does not offer).
-  router.post('/api/tus', auth, handle);
-  for (const method of ['head', 'patch', 'delete'] as const) router[method]('/api/tus/:id', auth, handle);
+  const upload = requireKey(deps.apiKeys, 'x-api-key', 'upload'); // a creation may carry data
+  router.post('/api/tus', upload, handle);
+  router.patch('/api/tus/:id', upload, handle);
+  for (const method of ['head', 'delete'] as const) router[method]('/api/tus/:id', auth, handle);
   return router;
 }
 

@@ -1,4 +1,5 @@
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
@@ -10,8 +11,8 @@ import { requireKey } from '../middleware/auth.ts';
 // POST /api/upload: one whole file as the raw body. Content-Length is required (a body cut
 // short must never pass for a whole file) and is checked against the cap before a byte is read.
 export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; directUploads: DirectUploads }): Router<AppState> {
-  const router = new Router<AppState>();
-  router.post('/api/upload', requireKey(deps.apiKeys, 'x-api-key'), async (ctx) => {
+  const router = newRouter();
+  router.post('/api/upload', requireKey(deps.apiKeys, 'x-api-key', 'upload'), async (ctx) => {
     try {
       const te = ctx.get('transfer-encoding');
       const cl = ctx.get('content-length');

@@ -1,7 +1,8 @@
 // /mcp: the MCP Streamable HTTP endpoint, stateless (no Mcp-Session-Id), answering JSON rather
 // than SSE. Mounted on the clearnet app only. Koa sends the transport's answer, so it keeps the
 // security headers, the access log and the error boundary of every other route.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { NodeRequest } from 'srvx/node';
 import type { AppState, Ctx } from '../context.ts';
@@ -10,14 +11,14 @@ import { mcpServer } from './server.ts';
 
 export const MCP_PATH = '/mcp';
 
-/** Whether a request path is the endpoint, as the router matches it (any case, a trailing slash). */
-export const isMcpPath = (path: string): boolean => path.toLowerCase().replace(/\/+$/, '') === MCP_PATH;
+/** Whether a request path is the endpoint, as the (strict, case-sensitive) router matches it. */
+export const isMcpPath = (path: string): boolean => path === MCP_PATH;
 
 // Tool calls are small JSON; the transport answers 413 past this, before parsing.
 const MAX_BODY = 256 * 1024;
 
 export function mcpRoutes(deps: McpDeps): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   router.all(MCP_PATH, async (ctx) => {
     if (!originAllowed(ctx)) {
       ctx.status = 403;

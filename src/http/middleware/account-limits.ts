@@ -4,20 +4,23 @@ import type { Ctx } from '../context.ts';
 import { expectsBody } from './body-rate.ts';
 import { answerRateLimited } from './rate-limited.ts';
 
-// The routes that start a job, and those that carry an upload's bytes.
-const JOB_STARTS = new Set(['/api/job', '/api/convert/job', '/api/analyse/job', '/v1/job/analyse']);
-const TUS = /^\/api\/tus(?:\/[^/]+)?$/;
-const V1_CHUNK = /^\/v1\/upload\/resumable\/[^/]+$/;
+/**
+ * What a route counts against its account beyond the request itself, declared by the route
+ * (requireKey's third argument), never read off the path: a job start, or an upload's bytes.
+ */
+export type Counted = 'job' | 'upload';
 
 /**
- * Runs the rest of the request under its account's limits: requests a minute, then whatever the
- * route is (a job start or an upload's bytes, see withinAccountLimits).
+ * Runs the rest of the request under its account's limits: requests a minute, then what the
+ * route said it is (a job start or an upload's bytes, see withinAccountLimits).
  */
-export async function underAccountLimits(ctx: Ctx, limits: RateLimits, accountId: string, next: Next): Promise<void> {
+export async function underAccountLimits(ctx: Ctx, limits: RateLimits, accountId: string, counted: Counted | undefined, next: Next): Promise<void> {
   const refused = await limits.request(accountId);
   if (refused) return answerRateLimited(ctx, refused);
-  const job = ctx.method === 'POST' && JOB_STARTS.has(ctx.path);
-  const over = await withinAccountLimits(ctx, limits, accountId, { job, upload: !job && carriesUpload(ctx) }, async () => {
+  const job = counted === 'job';
+  // an upload route's request without a body (a TUS creation without data) carries no bytes
+  const upload = counted === 'upload' && expectsBody(ctx.req);
+  const over = await withinAccountLimits(ctx, limits, accountId, { job, upload }, async () => {
     await next();
     return ctx.status < 400;
   });
@@ -66,10 +69,4 @@ export async function withinAccountLimits(
       await limits.endUpload(accountId, declared, received);
     }
   }
-}
-
-function carriesUpload(ctx: Ctx): boolean {
-  if (!expectsBody(ctx.req)) return false;
-  const { method, path } = ctx;
-  return (method === 'POST' && path === '/api/upload') || ((method === 'POST' || method === 'PATCH') && TUS.test(path)) || (method === 'PATCH' && V1_CHUNK.test(path));
 }

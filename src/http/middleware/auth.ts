@@ -3,16 +3,17 @@ import { AppError } from '../../domain/errors.ts';
 import type { RateLimits, Refusal } from '../../domain/rate-limits.ts';
 import type { Account } from '../../domain/ports.ts';
 import type { Mw } from '../context.ts';
-import { underAccountLimits } from './account-limits.ts';
+import { underAccountLimits, type Counted } from './account-limits.ts';
 import { answerRateLimited } from './rate-limited.ts';
 
 /**
  * Resolves the account for a request from the given header (X-Api-Key for the newer
  * interface, api_key for v1; header names are case-insensitive), then runs the request under
- * the account's rate limits. While the service brakes on wrong keys, only keys that
+ * the account's rate limits, counting what the route says it is (`counted`: a job start, an
+ * upload's bytes). While the service brakes on wrong keys, only keys that
  * authenticated before are looked up (domain/rate-limits.ts says why).
  */
-export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key'): Mw {
+export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key', counted?: Counted): Mw {
   return async (ctx, next) => {
     const raw = ctx.get(header);
     const presented = raw === '' ? undefined : raw.trim();
@@ -21,7 +22,7 @@ export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key'): M
     if ('braked' in found) return answerRateLimited(ctx, found.braked);
     ctx.state.account = found.account;
     if (!limits) return next();
-    await underAccountLimits(ctx, limits, ctx.state.account.id, next);
+    await underAccountLimits(ctx, limits, ctx.state.account.id, counted, next);
   };
 }
 

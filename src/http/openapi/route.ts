@@ -1,6 +1,7 @@
 // GET /openapi.json on every listener. The document is written once per app, on first ask
 // (after every router is mounted); its one server is the origin of the network asked.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { Network } from '../../config.ts';
 import type { AppState } from '../context.ts';
 import type { MountedRoute } from '../route-list.ts';
@@ -8,7 +9,7 @@ import { openApiDocument } from './document.ts';
 
 export function openApiRoutes(o: { network: Network; serviceVersion: string; expiryMaxMs: number; mounted: () => MountedRoute[] }): Router<AppState> {
   let doc: Record<string, unknown> | undefined;
-  const router = new Router<AppState>();
+  const router = newRouter();
   router.get('/openapi.json', (ctx) => {
     doc ??= openApiDocument({ ...o, mounted: o.mounted() });
     const { openapi, info, ...rest } = doc;

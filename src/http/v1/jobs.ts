@@ -1,7 +1,8 @@
 // v1 jobs, as SEED-SPEC.md's tables say: analyse a completed media-url, poll its status with
 // POST, read the result. The job-url is the status URL and the result-url the result URL,
 // both built for the network the request came in on.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
@@ -19,11 +20,11 @@ import { v1Statuses } from './errors.ts';
 const V1_STATUS: Record<JobState, string> = { queued: 'WAITING', processing: 'PROCESSING', completed: 'COMPLETED', partial: 'COMPLETED', failed: 'FAILED' };
 
 export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults; mediaUrls: MediaUrls }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'api_key');
   const { jobs, results } = deps;
 
-  router.post('/v1/job/analyse', v1Statuses(), auth, async (ctx) => {
+  router.post('/v1/job/analyse', v1Statuses(), requireKey(deps.apiKeys, 'api_key', 'job'), async (ctx) => {
     const body = validate(JobAnalyse, await readObject(ctx));
     const account = ctx.state.account!;
     const session = await deps.mediaUrls.sessionFor(account, body.key, 'analyse');

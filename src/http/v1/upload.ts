@@ -1,7 +1,8 @@
 // v1 resumable upload, as SEED-SPEC.md's tables say: create-media-url, then HEAD/PATCH/DELETE
 // on /v1/upload/resumable/{key}. A PATCH is multipart with an `offset` field and a `file`
 // part of at most 5 MiB; it is applied whole or not at all.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import busboy from 'busboy';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -18,7 +19,7 @@ const TUS_VERSION = '1.0.0';
 const MULTIPART_SLACK = 64 * 1024; // boundaries and part headers around the chunk
 
 export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; mediaUrls: MediaUrls }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'api_key');
   const limits = deps.uploads.limits;
 
@@ -46,7 +47,7 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; media
     ctx.status = 200;
   });
 
-  router.patch('/v1/upload/resumable/:key', v1Statuses({ resumable: true }), auth, async (ctx) => {
+  router.patch('/v1/upload/resumable/:key', v1Statuses({ resumable: true }), requireKey(deps.apiKeys, 'api_key', 'upload'), async (ctx) => {
     try {
       // the media-url first: an unknown or expired key is refused before its body is read
       const before = await deps.mediaUrls.status(ctx.state.account!, ctx.params.key);

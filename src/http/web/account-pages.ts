@@ -1,6 +1,7 @@
 // The pages about the person: home, sign-in (password or API key), sign-up, the address
 // verification link, the account with its keys, sign-out.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
@@ -42,7 +43,7 @@ export function person(ctx: Ctx): Account | undefined {
 }
 
 export function accountPages(d: AccountPageDeps): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const csrf = (ctx: Ctx) => (presented: unknown) => d.webSessions.csrfValid(ctx.state.web?.token, presented);
 
   router.get('/', (ctx) => {

@@ -2,7 +2,8 @@
 // script); once it ends, its results: downloads for hide, reveal and convert, the report for
 // analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
 // in a page's URL is the job's own.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { AppError } from '../../domain/errors.ts';
 import { TERMINAL, type Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
@@ -34,7 +35,7 @@ function info(job: JobRow): JobInfo {
 }
 
 export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
 
   router.get('/job/:id', async (ctx) => {
     const account = person(ctx);

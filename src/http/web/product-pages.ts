@@ -2,7 +2,8 @@
 // form goes through the API's own code: a session, an upload per file, the start body checked
 // by the same schema, the job engine; a refusal shows the API's message on the page, with what
 // was typed kept (files and passphrases aside), and nothing of the refused attempt is kept.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
@@ -65,7 +66,7 @@ export function startBody(product: Product, f: Fields): Record<string, unknown> 
 }
 
 export function productPages(d: ProductPageDeps): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const bodies = jobStartBodies(d.jobs.limits.expiryMaxMs);
   const cap = Math.min(d.uploads.limits.directUploadMax, d.uploads.limits.fileMax);
 

@@ -1,6 +1,7 @@
 // The web pages for people, on every listener: one router, behind the visitor's cookie, the
 // pages' CSP and an error boundary that answers pages rather than JSON.
-import { Router } from '@koa/router';
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
@@ -56,7 +57,7 @@ function accountRequests(): Mw {
 }
 
 export function webRoutes(d: WebDeps): Router<AppState> {
-  const router = new Router<AppState>();
+  const router = newRouter();
   const cap = Math.min(d.config.limits.directUploadMax, d.config.limits.fileMax);
   const limits = {
     fileMaxBytes: cap,
@@ -72,7 +73,7 @@ export function webRoutes(d: WebDeps): Router<AppState> {
     ctx.body = CSS;
   });
 
-  const pages = new Router<AppState>();
+  const pages = newRouter();
   pages.use(webErrors(d.log), webVisitor(d.webSessions), accountRequests());
   for (const r of [
     accountPages({ ...d, limits }),
