@@ -231,6 +231,38 @@ test('sign-up: a taken address looks the same and its owner is told; mails and s
   for (const secret of ['a@example.org', 'b@example.org', PASSWORD, token]) t.false(logs.includes(secret), secret);
 });
 
+test('sign-up: a common or guessable password is refused, and the page says why', async (t) => {
+  const mail = await startMailCatcher();
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url });
+  t.teardown(async () => {
+    await svc.close();
+    await mail.close();
+  });
+  const web = new WebClient(svc.url.clearnet);
+  await web.get('/sign-up');
+  const refusals: [string, RegExp][] = [
+    ['password12', /among the most common passwords/],
+    ['1111111111', /repeats a character/],
+    ['qwertyuiop', /among the hundred most common passwords/],
+    ['abcdefghijk', /is a sequence/],
+    ['Sunshine2024', /a common password with small changes/],
+    ['mallory@example.org', /contains your e-mail address/],
+  ];
+  for (const [password, why] of refusals) {
+    const r = await web.post('/sign-up', { email: 'mallory@example.org', password, password_again: password });
+    t.is(r.status, 422, password);
+    t.regex(r.body, /weak_password/, password);
+    t.regex(r.body, why, password);
+    t.regex(r.body, /choose another; a few unrelated words make a good one/, password);
+    t.regex(r.body, /value="mallory@example.org"/, 'the address is kept');
+    if (!password.includes('@')) t.false(r.body.includes(password), 'the password is not shown again');
+  }
+  await t.throwsAsync(() => svc.services.accounts.get('mallory@example.org'), undefined, 'no account was made');
+  const good = await web.post('/sign-up', { email: 'mallory@example.org', password: PASSWORD, password_again: PASSWORD });
+  t.is(good.status, 200, 'a few unrelated words pass');
+  t.truthy(await svc.services.accounts.get('mallory@example.org'));
+});
+
 test('a job page and its files are its owner’s alone; downloads are attachments; a refused form keeps nothing', async (t) => {
   t.timeout(90_000);
   const svc = await startService({ OBSCURA_DIRECT_UPLOAD_MAX: '1MiB' });
