@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from './helpers/test.ts';
@@ -5,6 +6,7 @@ import { tempDir } from './helpers/service.ts';
 import { migrate, openDb } from '../src/store/sqlite/db.ts';
 import { migrations } from '../src/store/sqlite/migrations.ts';
 import { SqliteJobs } from '../src/store/sqlite/jobs.ts';
+import { MasterKey } from '../src/store/master-key.ts';
 
 test('numbered migrations apply once, in order, and survive a reopen', (t) => {
   const file = path.join(tempDir(), 'obscura.db');
@@ -36,7 +38,7 @@ test('migration 4 settles the duplicate active jobs the old race left, then one 
   job.run('new', 's1', 'queued', 2);
   job.run('done', 's1', 'completed', 3);
   job.run('alone', 's2', 'queued', 1);
-  t.is(migrate(db), migrations.length - 3);
+  t.is(migrate(db, new MasterKey(randomBytes(32))), migrations.length - 3); // the key: migration 10 seals the account's address
   const states = Object.fromEntries((db.prepare('SELECT id, state, error FROM jobs').all() as { id: string; state: string; error: string | null }[]).map((r) => [r.id, `${r.state}${r.error ? `:${r.error}` : ''}`]));
   t.deepEqual(states, { old: 'failed:superseded', older: 'failed:superseded', new: 'queued', done: 'completed', alone: 'queued' });
   const jobs = new SqliteJobs(db);
