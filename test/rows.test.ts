@@ -49,3 +49,21 @@ test('migration 4 settles the duplicate active jobs the old race left, then one 
   t.true(await jobs.insertIfIdle(row), 'once it ends, the next may start');
   t.throws(() => job.run('twin', 's2', 'processing', 5), { message: /UNIQUE/ });
 });
+
+test('migration 10 rebuilds accounts with every column and index it had, but the plain address', (t) => {
+  // SQLite cannot drop a UNIQUE column, so migration 10 copies the table: a column or index that
+  // an earlier migration adds to accounts must be named in its rebuild too, or it would be lost
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  for (const m of migrations.filter((m) => m.version < 10)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(m.version);
+  }
+  const columns = () => (db.prepare('PRAGMA table_info(accounts)').all() as { name: string; type: string; notnull: number }[]).map((c) => `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}`).sort();
+  const indexes = () => (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'accounts' AND sql IS NOT NULL").all() as { sql: string }[]).map((i) => i.sql).sort();
+  const before = { columns: columns(), indexes: indexes() };
+  migrate(db);
+  t.deepEqual(columns(), [...before.columns.filter((c) => !c.startsWith('email ')), 'email_lookup BLOB NOT NULL', 'email_sealed BLOB NOT NULL'].sort());
+  t.deepEqual(indexes(), before.indexes);
+  t.deepEqual((db.prepare('PRAGMA index_list(accounts)').all() as { unique: number; origin: string }[]).filter((i) => i.unique && i.origin === 'u').length, 1, 'one unique rule: the address HMAC');
+});

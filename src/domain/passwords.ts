@@ -55,7 +55,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
 export const NO_ACCOUNT_HASH = `$argon2id$v=19$m=${PARAMS.memory},t=${PARAMS.passes},p=${PARAMS.parallelism}$${Buffer.alloc(SALT_BYTES).toString('base64url')}$${Buffer.alloc(32).toString('base64url')}`;
 
 // Built on the first check (about 50 ms): the common-password list and the keyboard layouts.
+// The check runs on the event loop before any brake, so its cost is bounded: zxcvbn's matching
+// grows with the square of the length and with l33t variants (1 s for 1024 characters with its
+// defaults, here 5-7 ms): it judges the first 40 characters (a longer password whose start is
+// weak is refused for it) and at most 4 l33t substitutions ("p@ssw0rd" is still found).
 let estimator: ZxcvbnFactory | undefined;
+const JUDGED_LENGTH = 40;
+const L33T_SUBSTITUTIONS = 4;
 
 /** Why a guessable password is refused, by zxcvbn's warning (its translation key: no translations are loaded), in the users' words. */
 const REASONS: Record<string, string> = {
@@ -84,7 +90,7 @@ export function checkedPassword(raw: unknown, about: string[] = []): string {
     throw new AppError('invalid', 'weak_password', `The password must be at least ${PASSWORD_MIN} characters long; a few unrelated words make a good one.`);
   }
   if (raw.length > PASSWORD_MAX) throw new AppError('invalid', 'weak_password', `The password is longer than ${PASSWORD_MAX} characters.`);
-  estimator ??= new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
+  estimator ??= new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs, maxLength: JUDGED_LENGTH, l33tMaxSubstitutions: L33T_SUBSTITUTIONS });
   const words = about.flatMap((a) => [a, ...a.split(/[@.+_-]/).filter((w) => w.length >= 3)]);
   const { score, feedback } = estimator.check(raw, ['obscura', ...words]);
   if (score < MIN_SCORE) {
