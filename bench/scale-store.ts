@@ -9,6 +9,7 @@ import { EncryptedFileStore } from '../src/store/blobs/encrypted-file-store.ts';
 import { S3BlobStore } from '../src/store/blobs/s3-store.ts';
 import { MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
+import { AccountAddresses } from '../src/store/account-addresses.ts';
 import type { BlobStore } from '../src/domain/ports.ts';
 import { startSwift } from '../test/helpers/swift.ts';
 
@@ -23,7 +24,7 @@ export async function run(args: string[]): Promise<void> {
   const swift = await startSwift();
   try {
     const masterKey = new MasterKey(randomBytes(32));
-    const repos = sqliteRepositories(openDb(path.join(dir, 'obscura.db')));
+    const repos = sqliteRepositories(openDb(path.join(dir, 'obscura.db')), new AccountAddresses(masterKey));
     const file = await EncryptedFileStore.open({ dir: path.join(dir, 'blobs'), masterKey, keyRing: repos.keyRing });
     const s3 = new S3BlobStore({ url: swift.url(await swift.createBucket()), masterKey, keyRing: repos.keyRing, parts: repos.parts, credentials: swift.credentials });
     const upload = async (store: BlobStore, id: string, keepPartial: boolean) => {

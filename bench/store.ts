@@ -13,6 +13,7 @@ import path from 'node:path';
 import { EncryptedFileStore } from '../src/store/blobs/encrypted-file-store.ts';
 import { MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
+import { AccountAddresses } from '../src/store/account-addresses.ts';
 
 const MiB = 1024 * 1024;
 
@@ -24,10 +25,11 @@ export async function run(args: string[]): Promise<void> {
   const dir = mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), 'obscura-bench-store-'));
   try {
     const db = openDb(path.join(dir, 'obscura.db'));
+    const masterKey = new MasterKey(randomBytes(32));
     const store = await EncryptedFileStore.open({
       dir: path.join(dir, 'blobs'),
-      masterKey: new MasterKey(randomBytes(32)),
-      keyRing: sqliteRepositories(db).keyRing,
+      masterKey,
+      keyRing: sqliteRepositories(db, new AccountAddresses(masterKey)).keyRing,
       frameSize: process.env.BENCH_FRAME ? Number(process.env.BENCH_FRAME) : undefined,
     });
 

@@ -26,7 +26,8 @@ import { createLogger, type Logger } from './log.ts';
 import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './domain/ports.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
-import { MasterKey, MasterKeyError } from './store/master-key.ts';
+import { MasterKey, MasterKeyError, otherMasterKey } from './store/master-key.ts';
+import { AccountAddresses } from './store/account-addresses.ts';
 import type { Repositories } from './domain/ports.ts';
 import { ScratchFolders } from './store/scratch.ts';
 import { Sealer } from './store/sealer.ts';
@@ -80,7 +81,9 @@ export async function createServices(config: Config, opts: { logDestination?: De
   const log = createLogger(config.logLevel, opts.logDestination);
   // The key first: a start that cannot have it leaves nothing behind in the data folder.
   const { key: masterKey, created } = loadMasterKey(config);
-  const engine = await openEngine(config, log);
+  const engine = await openEngine(config, log, masterKey).catch((err: unknown) => {
+    throw err instanceof MasterKeyError ? new ConfigError(err.message) : err;
+  });
   const { repos, locker } = engine;
   await checkMasterKey(repos, masterKey, engine);
   const blobs = await openBlobs(config, masterKey, repos, locker).catch(async (err) => {
@@ -205,9 +208,11 @@ interface Engine {
   close(): Promise<void>;
 }
 
-async function openEngine(config: Config, log: Logger): Promise<Engine> {
+async function openEngine(config: Config, log: Logger, masterKey: MasterKey): Promise<Engine> {
+  // the address of every account is kept as an HMAC and sealed, with keys from the master key
+  const addresses = new AccountAddresses(masterKey);
   if (config.databaseUrl) {
-    const pg = await openPostgres(config.databaseUrl);
+    const pg = await openPostgres(config.databaseUrl, { masterKey });
     const events = new PostgresJobEvents(pg.pool, config.databaseUrl, { onError: (err) => log.warn({ err: { message: err.message } }, 'job events: connection lost, reconnecting') });
     // the same bus on its own channel carries a waiter's request that a lock's holder let go
     const releases = new PostgresJobEvents(pg.pool, config.databaseUrl, {
@@ -222,7 +227,7 @@ async function openEngine(config: Config, log: Logger): Promise<Engine> {
       throw err;
     }
     return {
-      repos: postgresRepositories(pg),
+      repos: postgresRepositories(pg, addresses),
       events,
       locker: new PostgresLocker(pg.pool, releases),
       counters: new PostgresRateCounters(pg),
@@ -233,9 +238,9 @@ async function openEngine(config: Config, log: Logger): Promise<Engine> {
       },
     };
   }
-  const db = openDb(path.join(config.dataDir, 'obscura.db'));
+  const db = openDb(path.join(config.dataDir, 'obscura.db'), { masterKey });
   return {
-    repos: sqliteRepositories(db),
+    repos: sqliteRepositories(db, addresses),
     events: new LocalJobEvents(),
     locker: new LocalLocker(),
     counters: new LocalRateCounters(),
@@ -251,12 +256,11 @@ async function openEngine(config: Config, log: Logger): Promise<Engine> {
  * stops here, before it writes anything.
  */
 async function checkMasterKey(repos: Repositories, masterKey: MasterKey, engine: Engine): Promise<void> {
-  const check = masterKey.derive('master-key-check').toString('base64url');
   const seen = await repos.settings.get('master_key_check');
-  if (seen === undefined) await repos.settings.set('master_key_check', check);
-  else if (seen !== check) {
+  if (seen === undefined) await repos.settings.set('master_key_check', masterKey.check);
+  else if (seen !== masterKey.check) {
     await engine.close();
-    throw new ConfigError('the master key differs from the one this database was first used with: every instance must be given the same OBSCURA_MASTER_KEY (or the same key file)');
+    throw new ConfigError(otherMasterKey().message);
   }
 }
 

@@ -25,6 +25,7 @@ import { DEFAULT_INLINE_BYTES, makeS3Client, S3BlobStore } from '../src/store/bl
 import { FRAME_OVERHEAD, HEADER_BYTES } from '../src/store/blobs/frames.ts';
 import { MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories, type Db } from '../src/store/sqlite/index.ts';
+import { AccountAddresses } from '../src/store/account-addresses.ts';
 import type { BlobStore, KeyRing, PartIndex } from '../src/domain/ports.ts';
 
 const FRAME = 128 * 1024;
@@ -52,10 +53,11 @@ interface Backend {
 }
 
 const masterKey = new MasterKey(Buffer.alloc(32, 7));
+const addresses = new AccountAddresses(masterKey);
 
 async function fileBackend(): Promise<Backend> {
   const dir = tempDir();
-  const repos = sqliteRepositories(openDb(path.join(dir, 'obscura.db')));
+  const repos = sqliteRepositories(openDb(path.join(dir, 'obscura.db')), addresses);
   const keys = repos.keyRing;
   const store = await EncryptedFileStore.open({ dir: path.join(dir, 'blobs'), masterKey, keyRing: repos.keyRing });
   const file = (id: string) => path.join(dir, 'blobs', id.slice(0, 2), `${id}.obj`);
@@ -120,7 +122,7 @@ async function s3Backend(inlineBytes = 0, client?: S3Client, cacheBytes = 0): Pr
   const s3 = swift.client;
   const dir = tempDir();
   const db = openDb(path.join(dir, 'obscura.db'));
-  const repos = sqliteRepositories(db);
+  const repos = sqliteRepositories(db, addresses);
   const keys = repos.keyRing;
   const prefix = `t${randomBytes(3).toString('hex')}/`;
   const store = new S3BlobStore({ url: swift.url(bucket, prefix), masterKey, keyRing: keys, parts: repos.parts, credentials: swift.credentials, inlineBytes, cacheBytes, ...(client ? { client } : {}) });
@@ -557,7 +559,7 @@ test('s3: a part this process wrote, or read whole, is read again from memory; a
   t.deepEqual(sent.splice(0), ['GetObjectCommand'], 'a part read whole is kept');
   // another process reads from the bucket
   const other = countingClient();
-  const cold = new S3BlobStore({ url: swift!.url(bucket, b.prefix), masterKey, keyRing: sqliteRepositories(b.db).keyRing, parts: b.parts, client: other.client, inlineBytes: 0 });
+  const cold = new S3BlobStore({ url: swift!.url(bucket, b.prefix), masterKey, keyRing: sqliteRepositories(b.db, addresses).keyRing, parts: b.parts, client: other.client, inlineBytes: 0 });
   t.true((await readAll(cold.read('warm'))).equals(Buffer.concat([all, more])));
   t.is(other.sent.length, 4);
   t.true(await b.store.delete('warm'));

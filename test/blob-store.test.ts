@@ -8,14 +8,15 @@ import { DEFAULT_FRAME_SIZE, EncryptedFileStore } from '../src/store/blobs/encry
 import { BlobNotFoundError, OffsetMismatchError, SizeLimitError } from '../src/domain/ports.ts';
 import { IntegrityError, MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
+import { AccountAddresses } from '../src/store/account-addresses.ts';
 import { FRAME_OVERHEAD, HEADER_BYTES } from '../src/store/blobs/frames.ts';
 
 const FRAME = DEFAULT_FRAME_SIZE;
 
 async function makeStore(dir = tempDir()) {
   const db = openDb(path.join(dir, 'obscura.db'));
-  const repos = sqliteRepositories(db);
   const masterKey = new MasterKey(Buffer.alloc(32, 7));
+  const repos = sqliteRepositories(db, new AccountAddresses(masterKey));
   const store = await EncryptedFileStore.open({ dir: path.join(dir, 'blobs'), masterKey, keyRing: repos.keyRing });
   return { dir, db, store, repos, masterKey };
 }

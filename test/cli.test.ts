@@ -109,6 +109,12 @@ test('account password: set from stdin, never an argument; the person signs in t
   const short = cliWith(dataDir, 'short\n', 'account', 'password', 'web@example.org');
   t.is(short.code, 1);
   t.regex(short.err, /at least 10 characters/);
+  const common = cliWith(dataDir, 'password12\n', 'account', 'password', 'web@example.org');
+  t.is(common.code, 1);
+  t.regex(common.err, /among the most common passwords: choose another/);
+  const own = cliWith(dataDir, 'web@example.org\n', 'account', 'password', 'web@example.org');
+  t.is(own.code, 1);
+  t.regex(own.err, /contains your e-mail address/);
   const set = cliWith(dataDir, 'a password from stdin\n', 'account', 'password', 'web@example.org');
   t.is(set.code, 0, set.err);
   t.regex(set.out, /web@example.org: password set/);

@@ -1,6 +1,8 @@
 // One contract for the row repositories, run against every backend (SQLite, PostgreSQL): the
 // same tests, the same expectations, so the domain cannot tell which one it talks to.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { DatabaseSync } from 'node:sqlite';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -23,8 +25,19 @@ import { openDb, sqliteRepositories } from '../src/store/sqlite/index.ts';
 import { openPostgres, postgresRepositories } from '../src/store/postgres/index.ts';
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.ts';
 import { migrations as postgresMigrations } from '../src/store/postgres/migrations.ts';
+import { AccountAddresses } from '../src/store/account-addresses.ts';
+import { MasterKey } from '../src/store/master-key.ts';
 
-type Open = (t: ExecutionContext) => Promise<Repositories>;
+/** What a test reads past the repositories: the rows as the engine holds them, and (SQLite) the bytes of its files. */
+interface Raw {
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  /** The database's files on disk, WAL included; undefined where the engine keeps its own (PostgreSQL). */
+  files?(): Buffer;
+}
+type Open = (t: ExecutionContext) => Promise<{ repos: Repositories; raw: Raw }>;
+
+const masterKey = new MasterKey(randomBytes(32));
+const addresses = new AccountAddresses(masterKey);
 
 // ---- rows to store ------------------------------------------------------------
 
@@ -116,8 +129,11 @@ const ids = (rows: { id: string }[]): string[] => rows.map((x) => x.id);
 // ---- the contract -------------------------------------------------------------
 
 function contract(name: string, open: Open): void {
-  const it = (title: string, fn: (t: ExecutionContext, r: Repositories) => Promise<void>): void => {
-    test(`${name}: ${title}`, async (t) => fn(t, await open(t)));
+  const it = (title: string, fn: (t: ExecutionContext, r: Repositories, raw: Raw) => Promise<void>): void => {
+    test(`${name}: ${title}`, async (t) => {
+      const { repos, raw } = await open(t);
+      await fn(t, repos, raw);
+    });
   };
 
   it('accounts: every field round-trips, e-mail is found in any case and unique in any case', async (t, r) => {
@@ -149,6 +165,31 @@ function contract(name: string, open: Open): void {
     await r.accounts.setPasswordHash('a1', null);
     t.is(await r.accounts.passwordHash('a1'), undefined);
     t.is(await r.accounts.passwordHash('nobody'), undefined);
+  });
+
+  it('accounts: the address is kept only as its HMAC and sealed: in no column, nor (SQLite) anywhere in the database files', async (t, r, raw) => {
+    const a = account('a1', 'Carol.Private@Example.org');
+    await r.accounts.insert(a);
+    await r.accounts.insert(account('a2', 'dave@example.org'));
+    t.deepEqual(await r.accounts.byEmail('  carol.private@EXAMPLE.org '), a, 'found by any spelling of the address');
+    t.deepEqual((await r.accounts.list('', 10)).map((x) => x.email), ['Carol.Private@Example.org', 'dave@example.org']);
+
+    const rows = await raw.rows('SELECT * FROM accounts ORDER BY id');
+    t.deepEqual(Object.keys(rows[0]).filter((c) => /mail/.test(c)).sort(), ['email_lookup', 'email_sealed'], 'no plain address column');
+    const text = JSON.stringify(rows, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+    t.false(/carol|dave|example/i.test(text), 'no column holds the address, or a part of it');
+    t.deepEqual(Buffer.from(rows[0].email_lookup as Uint8Array), addresses.lookup('carol.private@example.org'));
+    const files = raw.files?.();
+    if (files) {
+      t.true(files.length > 0);
+      t.is(files.indexOf('Carol.Private'), -1, 'the database files do not hold the address');
+      t.is(files.toString('latin1').toLowerCase().indexOf('carol.private'), -1, 'in any case');
+      t.is(files.indexOf('dave@example'), -1);
+    }
+    // a sealed address opens on its own row only: moved to another, it is refused
+    const other = account('a3', 'erin@example.org');
+    await r.accounts.insert(other);
+    t.throws(() => addresses.open('a3', Buffer.from(rows[0].email_sealed as Uint8Array)));
   });
 
   it('api keys: found by digest and id, listed oldest first, revoked once, digest unique', async (t, r) => {
@@ -595,14 +636,17 @@ function contract(name: string, open: Open): void {
 
 // ---- the backends -------------------------------------------------------------
 
+/** The bytes of every file of a SQLite database (the WAL and its index too). */
+const sqliteFiles = (dir: string): Buffer => Buffer.concat(readdirSync(dir).map((f) => readFileSync(path.join(dir, f))));
+
 contract('sqlite', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-contract-'));
-  const db = await openDb(path.join(dir, 'obscura.db'));
+  const db = await openDb(path.join(dir, 'obscura.db'), { masterKey });
   t.teardown(async () => {
     await db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return sqliteRepositories(db);
+  return { repos: sqliteRepositories(db, addresses), raw: { rows: async (sql) => db.prepare(sql).all() as Record<string, unknown>[], files: () => sqliteFiles(dir) } };
 });
 
 let cluster: Promise<Postgres> | undefined;
@@ -613,9 +657,9 @@ test.after.always('the PostgreSQL cluster is stopped and removed', async () => {
 });
 
 contract('postgres', async (t) => {
-  const db = await openPostgres(await (await postgres()).database());
+  const db = await openPostgres(await (await postgres()).database(), { masterKey });
   t.teardown(() => db.close());
-  return postgresRepositories(db);
+  return { repos: postgresRepositories(db, addresses), raw: { rows: async (sql) => (await db.pool.query(sql)).rows } };
 });
 
 test('both backends have the same numbered migrations', (t) => {
@@ -646,7 +690,7 @@ test('postgres: instances opening a fresh database at once migrate it once, and 
 test('postgres: the one-active-job rule holds in the database, even for a plain insert', async (t) => {
   const db = await openPostgres(await (await postgres()).database());
   t.teardown(() => db.close());
-  const r = postgresRepositories(db);
+  const r = postgresRepositories(db, addresses);
   await owner(r);
   await r.jobs.insert(job('a', 'acc', 'ses'));
   await t.throwsAsync(async () => r.jobs.insert(job('b', 'acc', 'ses', { state: 'processing' })), { instanceOf: DuplicateError });
@@ -657,4 +701,96 @@ test('postgres: the one-active-job rule holds in the database, even for a plain 
   const again = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfIdle(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
   t.is(again.filter(Boolean).length, 1);
   t.is((await r.jobs.forSession('ses')).length, 2);
+});
+
+// ---- migration 10: plain addresses sealed ----------------------------------------
+
+/** A database as the releases before migration 10 left it: addresses in the clear, with rows that refer to their accounts. */
+interface Legacy {
+  /** Runs one statement on the old schema. */
+  exec(sql: string): Promise<void>;
+  /** A byte string literal in the engine's SQL. */
+  blob(hex: string): string;
+  /** Opens it as this release does (the migrations run), with a master key or without. */
+  open(key?: MasterKey): Promise<{ repos: Repositories; raw: Raw; close(): Promise<void> }>;
+}
+
+async function plainRowsAreSealed(t: ExecutionContext, legacy: Legacy): Promise<void> {
+  await legacy.exec("INSERT INTO accounts (id, email, verified_at, deactivated_at, created_at, password_hash) VALUES ('old1', 'Frank.Legacy@Example.org', 1, NULL, 2, '$argon2id$kept'), ('old2', 'grace@example.org', NULL, NULL, 3, NULL)");
+  await legacy.exec(`INSERT INTO api_keys (id, account_id, prefix, last4, digest, created_at) VALUES ('k1', 'old1', 'sw_', 'ab12', ${legacy.blob('0102')}, 4)`);
+  await legacy.exec("INSERT INTO sessions (id, account_id, type, created_at, expires_at) VALUES ('s1', 'old1', 'convert', 5, 9000000000000)");
+  await legacy.exec(`INSERT INTO settings (name, value) VALUES ('master_key_check', '${masterKey.check}')`);
+
+  // without the key, or with another one, nothing changes and the start says why
+  await t.throwsAsync(() => legacy.open(), { message: /migration 10 seals the e-mail addresses of 2 accounts and needs the master key/ });
+  await t.throwsAsync(() => legacy.open(new MasterKey(randomBytes(32))), { message: /the master key differs from the one this database was first used with/ });
+
+  const db = await legacy.open(masterKey);
+  t.teardown(() => db.close());
+  const r = db.repos;
+  const frank = await r.accounts.byEmail('frank.legacy@example.org');
+  t.deepEqual(frank, { id: 'old1', email: 'Frank.Legacy@Example.org', verifiedAt: 1, deactivatedAt: null, createdAt: 2 }, 'found by address, given back as it was written');
+  t.is((await r.accounts.byEmail('GRACE@example.org'))?.id, 'old2');
+  t.is(await r.accounts.passwordHash('old1'), '$argon2id$kept');
+  t.deepEqual(ids(await r.apiKeys.listForAccount('old1')), ['k1'], 'rows that refer to the account still do');
+  t.is((await r.sessions.byId('s1'))?.accountId, 'old1');
+  await t.throwsAsync(async () => r.accounts.insert(account('new', 'frank.LEGACY@example.org')), { instanceOf: DuplicateError }, 'one account per address, in any case');
+  await r.accounts.insert(account('new', 'heidi@example.org'));
+  t.is((await r.accounts.byEmail('heidi@example.org'))?.id, 'new');
+
+  const rows = await db.raw.rows('SELECT * FROM accounts ORDER BY id');
+  t.false(Object.keys(rows[0]).includes('email'), 'the plain column is gone');
+  t.false(/frank|grace|example/i.test(JSON.stringify(rows, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v))));
+  const files = db.raw.files?.();
+  if (files) {
+    t.is(files.toString('latin1').toLowerCase().indexOf('frank.legacy'), -1, 'the old address is nowhere in the database files');
+    t.is(files.toString('latin1').toLowerCase().indexOf('grace@example'), -1);
+  }
+}
+
+test('sqlite: migration 10 seals the plain addresses of an existing database, and its files keep none', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-contract-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'obscura.db');
+  const old = new DatabaseSync(file);
+  for (const pragma of ['journal_mode = WAL', 'synchronous = FULL', 'foreign_keys = ON', 'secure_delete = ON']) old.exec(`PRAGMA ${pragma}`);
+  old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  for (const m of sqliteMigrations.filter((m) => m.version < 10)) {
+    old.exec(m.sql);
+    old.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(m.version);
+  }
+  await plainRowsAreSealed(t, {
+    exec: async (sql) => void old.exec(sql),
+    blob: (hex) => `X'${hex}'`,
+    async open(key) {
+      const db = openDb(file, key ? { masterKey: key } : {});
+      return {
+        repos: sqliteRepositories(db, addresses),
+        raw: { rows: async (sql) => db.prepare(sql).all() as Record<string, unknown>[], files: () => sqliteFiles(dir) },
+        close: async () => db.close(),
+      };
+    },
+  });
+  t.true(old.isOpen);
+  old.close();
+});
+
+test('postgres: migration 10 seals the plain addresses of an existing database and drops the plain column', async (t) => {
+  const url = await (await postgres()).database();
+  const old = new pg.Client({ connectionString: url });
+  await old.connect();
+  t.teardown(() => old.end());
+  await old.query('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+  for (const m of postgresMigrations.filter((m) => m.version < 10)) {
+    await old.query(m.sql);
+    await old.query('INSERT INTO schema_migrations VALUES ($1, 0)', [m.version]);
+  }
+  await plainRowsAreSealed(t, {
+    exec: async (sql) => void (await old.query(sql)),
+    blob: (hex) => `'\\x${hex}'::bytea`,
+    async open(key) {
+      const db = await openPostgres(url, key ? { masterKey: key } : {});
+      return { repos: postgresRepositories(db, addresses), raw: { rows: async (sql) => (await db.pool.query(sql)).rows }, close: () => db.close() };
+    },
+  });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from './helpers/test.ts';
@@ -5,6 +6,7 @@ import { tempDir } from './helpers/service.ts';
 import { migrate, openDb } from '../src/store/sqlite/db.ts';
 import { migrations } from '../src/store/sqlite/migrations.ts';
 import { SqliteJobs } from '../src/store/sqlite/jobs.ts';
+import { MasterKey } from '../src/store/master-key.ts';
 
 test('numbered migrations apply once, in order, and survive a reopen', (t) => {
   const file = path.join(tempDir(), 'obscura.db');
@@ -36,7 +38,7 @@ test('migration 4 settles the duplicate active jobs the old race left, then one 
   job.run('new', 's1', 'queued', 2);
   job.run('done', 's1', 'completed', 3);
   job.run('alone', 's2', 'queued', 1);
-  t.is(migrate(db), migrations.length - 3);
+  t.is(migrate(db, new MasterKey(randomBytes(32))), migrations.length - 3); // the key: migration 10 seals the account's address
   const states = Object.fromEntries((db.prepare('SELECT id, state, error FROM jobs').all() as { id: string; state: string; error: string | null }[]).map((r) => [r.id, `${r.state}${r.error ? `:${r.error}` : ''}`]));
   t.deepEqual(states, { old: 'failed:superseded', older: 'failed:superseded', new: 'queued', done: 'completed', alone: 'queued' });
   const jobs = new SqliteJobs(db);
@@ -46,4 +48,22 @@ test('migration 4 settles the duplicate active jobs the old race left, then one 
   await jobs.update('new', { state: 'completed' });
   t.true(await jobs.insertIfIdle(row), 'once it ends, the next may start');
   t.throws(() => job.run('twin', 's2', 'processing', 5), { message: /UNIQUE/ });
+});
+
+test('migration 10 rebuilds accounts with every column and index it had, but the plain address', (t) => {
+  // SQLite cannot drop a UNIQUE column, so migration 10 copies the table: a column or index that
+  // an earlier migration adds to accounts must be named in its rebuild too, or it would be lost
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+  for (const m of migrations.filter((m) => m.version < 10)) {
+    db.exec(m.sql);
+    db.prepare('INSERT INTO schema_migrations VALUES (?, 0)').run(m.version);
+  }
+  const columns = () => (db.prepare('PRAGMA table_info(accounts)').all() as { name: string; type: string; notnull: number }[]).map((c) => `${c.name} ${c.type}${c.notnull ? ' NOT NULL' : ''}`).sort();
+  const indexes = () => (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'accounts' AND sql IS NOT NULL").all() as { sql: string }[]).map((i) => i.sql).sort();
+  const before = { columns: columns(), indexes: indexes() };
+  migrate(db);
+  t.deepEqual(columns(), [...before.columns.filter((c) => !c.startsWith('email ')), 'email_lookup BLOB NOT NULL', 'email_sealed BLOB NOT NULL'].sort());
+  t.deepEqual(indexes(), before.indexes);
+  t.deepEqual((db.prepare('PRAGMA index_list(accounts)').all() as { unique: number; origin: string }[]).filter((i) => i.unique && i.origin === 'u').length, 1, 'one unique rule: the address HMAC');
 });

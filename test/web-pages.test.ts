@@ -2,7 +2,7 @@
 // session cookie, CSRF, the sign-in brake, sign-up closed without a mail relay, one person's
 // job invisible to another, nothing personal in the logs.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startMailCatcher } from './helpers/mail-catcher.ts';
 import { MARKER, payload } from './helpers/payload.ts';
@@ -229,6 +229,70 @@ test('sign-up: a taken address looks the same and its owner is told; mails and s
   // nothing personal in the logs: no address, no password, no token
   const logs = svc.logs.join('');
   for (const secret of ['a@example.org', 'b@example.org', PASSWORD, token]) t.false(logs.includes(secret), secret);
+});
+
+test('a signed-up address is nowhere in the data folder as text, yet its mail, sign-in and account page work', async (t) => {
+  const mail = await startMailCatcher();
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url });
+  t.teardown(async () => {
+    await svc.close();
+    await mail.close();
+  });
+  const email = 'Judy.Private@Example.org';
+  const web = new WebClient(svc.url.clearnet);
+  await web.get('/sign-up');
+  t.is((await web.post('/sign-up', { email, password: PASSWORD, password_again: PASSWORD })).status, 200);
+  const letter = await mail.next('Judy.Private@Example.org');
+  const token = /verify\?token=([A-Za-z0-9_-]{43})/.exec(letter.text!)![1];
+  const person = new WebClient(svc.url.clearnet);
+  t.is((await person.signIn('judy.private@example.org', PASSWORD)).status, 303, 'signed in with the address in another case');
+  await person.get(`/verify?token=${token}`);
+  t.is((await person.post('/verify', { token })).status, 200);
+  t.regex((await person.get('/account')).body, /Judy\.Private@Example\.org/, 'the account page shows the address as it was given');
+
+  // what someone who images the disk finds: the database, its WAL, the blobs
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) (e.isDirectory() ? walk : (f: string) => files.push(f))(path.join(dir, e.name));
+  };
+  walk(svc.dataDir);
+  t.true(files.some((f) => f.endsWith('obscura.db')));
+  for (const f of files) {
+    const text = readFileSync(f).toString('latin1').toLowerCase();
+    t.false(text.includes('judy.private'), `${path.basename(f)} holds the address`);
+  }
+});
+
+test('sign-up: a common or guessable password is refused, and the page says why', async (t) => {
+  const mail = await startMailCatcher();
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url });
+  t.teardown(async () => {
+    await svc.close();
+    await mail.close();
+  });
+  const web = new WebClient(svc.url.clearnet);
+  await web.get('/sign-up');
+  const refusals: [string, RegExp][] = [
+    ['password12', /among the most common passwords/],
+    ['1111111111', /repeats a character/],
+    ['qwertyuiop', /among the hundred most common passwords/],
+    ['abcdefghijk', /is a sequence/],
+    ['Sunshine2024', /a common password with small changes/],
+    ['mallory@example.org', /contains your e-mail address/],
+  ];
+  for (const [password, why] of refusals) {
+    const r = await web.post('/sign-up', { email: 'mallory@example.org', password, password_again: password });
+    t.is(r.status, 422, password);
+    t.regex(r.body, /weak_password/, password);
+    t.regex(r.body, why, password);
+    t.regex(r.body, /choose another; a few unrelated words make a good one/, password);
+    t.regex(r.body, /value="mallory@example.org"/, 'the address is kept');
+    if (!password.includes('@')) t.false(r.body.includes(password), 'the password is not shown again');
+  }
+  await t.throwsAsync(() => svc.services.accounts.get('mallory@example.org'), undefined, 'no account was made');
+  const good = await web.post('/sign-up', { email: 'mallory@example.org', password: PASSWORD, password_again: PASSWORD });
+  t.is(good.status, 200, 'a few unrelated words pass');
+  t.truthy(await svc.services.accounts.get('mallory@example.org'));
 });
 
 test('a job page and its files are its owner’s alone; downloads are attachments; a refused form keeps nothing', async (t) => {

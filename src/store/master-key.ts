@@ -14,6 +14,10 @@ export class IntegrityError extends Error {
 /** The master key cannot be had: the message names the file or variable and what is wrong. */
 export class MasterKeyError extends Error {}
 
+/** A start with another key than the database was first used with: it must stop before it writes. */
+export const otherMasterKey = (): MasterKeyError =>
+  new MasterKeyError('the master key differs from the one this database was first used with: every instance must be given the same OBSCURA_MASTER_KEY (or the same key file)');
+
 export class MasterKey {
   readonly #key: Buffer;
 
@@ -40,6 +44,11 @@ export class MasterKey {
     const raw = randomBytes(32);
     writeFileSync(opts.file, raw.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
     return { key: new MasterKey(raw), created: opts.file };
+  }
+
+  /** Tells this key from another without revealing it: the first start records it, every later one compares. */
+  get check(): string {
+    return this.derive('master-key-check').toString('base64url');
   }
 
   /** A separate secret for one purpose, so no two uses share key material. */

@@ -1,6 +1,7 @@
 // The rows of both SQL engines, as their drivers hand them back, and how each becomes the
 // domain's noun: the two schemas are one numbered list (sqlite/ and postgres/migrations.ts), so
 // the columns are the same. Byte columns come back as Uint8Array (node:sqlite) or Buffer (pg).
+import type { AccountAddresses } from './account-addresses.ts';
 import type { Account, MailTokenRow, WebSessionRow, ApiKeyRow, AssetRow, JobRow, JobState, Product, ResultsState, SessionRow, SessionType, UploadRow, UploadState, UploadVia, StoredPart } from '../domain/ports.ts';
 
 /** A driver's bytes as a Buffer, without a copy. */
@@ -8,15 +9,19 @@ const bytes = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b
 
 export interface AccountRecord {
   id: string;
-  email: string;
+  /** The address sealed to the row; beside it email_lookup, its HMAC (look-up and uniqueness). */
+  email_sealed: Uint8Array;
   verified_at: number | null;
   deactivated_at: number | null;
   created_at: number;
 }
 
-export const toAccount = (r: AccountRecord): Account => ({
+/** The account's columns (never password_hash, which has its own reads). */
+export const ACCOUNT_COLUMNS = 'id, email_sealed, verified_at, deactivated_at, created_at';
+
+export const toAccount = (r: AccountRecord, addresses: AccountAddresses): Account => ({
   id: r.id,
-  email: r.email,
+  email: addresses.open(r.id, bytes(r.email_sealed)),
   verifiedAt: r.verified_at,
   deactivatedAt: r.deactivated_at,
   createdAt: r.created_at,

@@ -1,17 +1,22 @@
 import type { Account, AccountRepository } from '../../domain/ports.ts';
-import { toAccount, type AccountRecord } from '../rows.ts';
+import type { AccountAddresses } from '../account-addresses.ts';
+import { ACCOUNT_COLUMNS, toAccount, type AccountRecord } from '../rows.ts';
 import { query, type Param, type PgDb } from './db.ts';
 
+/** Accounts; the address is stored as its HMAC and sealed (store/account-addresses.ts), never as text. */
 export class PostgresAccounts implements AccountRepository {
   private readonly db: PgDb;
-  constructor(db: PgDb) {
+  readonly #addresses: AccountAddresses;
+  constructor(db: PgDb, addresses: AccountAddresses) {
     this.db = db;
+    this.#addresses = addresses;
   }
 
   async insert(a: Account): Promise<void> {
-    await query(this.db.pool, 'INSERT INTO accounts (id, email, verified_at, deactivated_at, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    await query(this.db.pool, 'INSERT INTO accounts (id, email_lookup, email_sealed, verified_at, deactivated_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)', [
       a.id,
-      a.email,
+      this.#addresses.lookup(a.email),
+      this.#addresses.seal(a.id, a.email),
       a.verifiedAt,
       a.deactivatedAt,
       a.createdAt,
@@ -19,19 +24,18 @@ export class PostgresAccounts implements AccountRepository {
   }
 
   async byEmail(email: string): Promise<Account | undefined> {
-    // lower(email) is what the unique index accounts_email holds: SQLite's COLLATE NOCASE
-    const { rows } = await query<AccountRecord>(this.db.pool, 'SELECT * FROM accounts WHERE lower(email) = lower($1)', [email]);
-    return rows[0] && toAccount(rows[0]);
+    const { rows } = await query<AccountRecord>(this.db.pool, `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email_lookup = $1`, [this.#addresses.lookup(email)]);
+    return rows[0] && toAccount(rows[0], this.#addresses);
   }
 
   async byId(id: string): Promise<Account | undefined> {
-    const { rows } = await query<AccountRecord>(this.db.pool, 'SELECT * FROM accounts WHERE id = $1', [id]);
-    return rows[0] && toAccount(rows[0]);
+    const { rows } = await query<AccountRecord>(this.db.pool, `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = $1`, [id]);
+    return rows[0] && toAccount(rows[0], this.#addresses);
   }
 
   async list(after: string, limit: number): Promise<Account[]> {
-    const { rows } = await query<AccountRecord>(this.db.pool, 'SELECT * FROM accounts WHERE id > $1 ORDER BY id LIMIT $2', [after, limit]);
-    return rows.map(toAccount);
+    const { rows } = await query<AccountRecord>(this.db.pool, `SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id > $1 ORDER BY id LIMIT $2`, [after, limit]);
+    return rows.map((r) => toAccount(r, this.#addresses));
   }
 
   async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {

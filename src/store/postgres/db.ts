@@ -2,6 +2,8 @@
 // migrations applied under an advisory lock, and the typed errors of the ports.
 import pg from 'pg';
 import { DuplicateError } from '../../domain/ports.ts';
+import { AccountAddresses } from '../account-addresses.ts';
+import { otherMasterKey, type MasterKey } from '../master-key.ts';
 import { migrations } from './migrations.ts';
 
 export interface PgDb {
@@ -28,13 +30,14 @@ const types: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<PgDb> {
+/** `masterKey` seals the rows a migration finds in the clear (see Migration.rewrite). */
+export async function openPostgres(url: string, options: { max?: number; masterKey?: MasterKey } = {}): Promise<PgDb> {
   const pool = new pg.Pool({ connectionString: url, types, max: options.max ?? 10 });
   // An idle client whose connection drops (a restart, a failover) must not take the process down;
   // the next query gets a fresh connection or a clear error.
   pool.on('error', () => {});
   try {
-    await migrate(pool);
+    await migrate(pool, options.masterKey);
   } catch (err) {
     await pool.end();
     throw err;
@@ -47,7 +50,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
  * Applies the numbered migrations not yet applied, in one transaction under an advisory lock:
  * instances starting at once wait for the first, then find nothing left to do.
  */
-export async function migrate(pool: pg.Pool): Promise<number> {
+export async function migrate(pool: pg.Pool, masterKey?: MasterKey): Promise<number> {
   return tx(pool, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(hashtext('obscura:schema_migrations'))");
     await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
@@ -56,11 +59,22 @@ export async function migrate(pool: pg.Pool): Promise<number> {
     for (const m of migrations) {
       if (done.has(m.version)) continue;
       await c.query(m.sql);
+      if (m.rewrite) {
+        if (masterKey) await sameKey(c, masterKey);
+        await m.rewrite(c, masterKey && new AccountAddresses(masterKey));
+      }
+      if (m.then) await c.query(m.then);
       await c.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
       applied++;
     }
     return applied;
   });
+}
+
+/** Rows are never sealed under another key than the database's (services.ts records its check value). */
+async function sameKey(c: pg.PoolClient, masterKey: MasterKey): Promise<void> {
+  const { rows } = await c.query<{ value: string }>("SELECT value FROM settings WHERE name = 'master_key_check'");
+  if (rows[0] && rows[0].value !== masterKey.check) throw otherMasterKey();
 }
 
 /** Runs fn on one client inside a transaction; commits what it returns, rolls back what it throws. */

@@ -1,6 +1,7 @@
 // The PostgreSQL backend of every row repository: the same shapes as store/sqlite, for instances
 // that share their rows.
 import type { Repositories } from '../../domain/ports.ts';
+import type { AccountAddresses } from '../account-addresses.ts';
 import { PostgresAccounts } from './accounts.ts';
 import { PostgresApiKeys } from './api-keys.ts';
 import { PostgresAssets } from './assets.ts';
@@ -15,9 +16,9 @@ import { PostgresMailTokens, PostgresWebSessions } from './web-sessions.ts';
 
 export { migrate, openPostgres, query, tx, type PgDb, type Queryable } from './db.ts';
 
-export function postgresRepositories(db: PgDb): Repositories {
+export function postgresRepositories(db: PgDb, addresses: AccountAddresses): Repositories {
   return {
-    accounts: new PostgresAccounts(db),
+    accounts: new PostgresAccounts(db, addresses),
     apiKeys: new PostgresApiKeys(db),
     keyRing: new PostgresKeyRing(db),
     parts: new PostgresPartIndex(db),

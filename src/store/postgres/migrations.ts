@@ -5,9 +5,20 @@
 // sizes; e-mail unique and looked up case-insensitively through lower(email) (SQLite's COLLATE
 // NOCASE; the cluster's C ctype folds ASCII only, as NOCASE does); and a `seq` identity column
 // on the tables whose reads break ties by insertion order, which SQLite gets from its rowid.
+import type pg from 'pg';
+import type { AccountAddresses } from '../account-addresses.ts';
+
 export interface Migration {
   version: number;
   sql: string;
+  /**
+   * Rows rewritten in code after `sql`, in the same transaction, where SQL alone cannot do it:
+   * sealing needs keys from the master key. A database opened without them may only meet rows
+   * that need nothing; otherwise the migration stops and says so.
+   */
+  rewrite?: (client: pg.PoolClient, addresses: AccountAddresses | undefined) => Promise<void>;
+  /** SQL run after `rewrite`. */
+  then?: string;
 }
 
 export const migrations: Migration[] = [
@@ -208,4 +219,28 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    // E-mail addresses out of the clear (README, Threat model): each account keeps an HMAC of its
+    // address (the look-up, and the one-account-per-address rule in place of lower(email)) and the
+    // address sealed to its row; the plain column is emptied, then dropped (with its index).
+    sql: `
+      ALTER TABLE accounts ADD COLUMN email_lookup BYTEA, ADD COLUMN email_sealed BYTEA, ALTER COLUMN email DROP NOT NULL;
+    `,
+    rewrite: sealAddresses,
+    then: `
+      ALTER TABLE accounts DROP COLUMN email, ALTER COLUMN email_lookup SET NOT NULL, ALTER COLUMN email_sealed SET NOT NULL;
+      CREATE UNIQUE INDEX accounts_email_lookup ON accounts (email_lookup);
+    `,
+  },
 ];
+
+/** Migration 10's rows: each plain address becomes its HMAC and its sealed form, and the plain one NULL. */
+async function sealAddresses(client: pg.PoolClient, addresses: AccountAddresses | undefined): Promise<void> {
+  const { rows } = await client.query<{ id: string; email: string }>('SELECT id, email FROM accounts WHERE email IS NOT NULL');
+  if (!rows.length) return;
+  if (!addresses) throw new Error(`migration 10 seals the e-mail addresses of ${rows.length} accounts and needs the master key: open the database with the service or the command line`);
+  for (const r of rows) {
+    await client.query('UPDATE accounts SET email_lookup = $1, email_sealed = $2, email = NULL WHERE id = $3', [addresses.lookup(r.email), addresses.seal(r.id, r.email), r.id]);
+  }
+}

@@ -1,31 +1,36 @@
 import type { Account, AccountRepository } from '../../domain/ports.ts';
-import { toAccount, type AccountRecord } from '../rows.ts';
+import type { AccountAddresses } from '../account-addresses.ts';
+import { ACCOUNT_COLUMNS, toAccount, type AccountRecord } from '../rows.ts';
 import type { Db } from './db.ts';
 
+/** Accounts; the address is stored as its HMAC and sealed (store/account-addresses.ts), never as text. */
 export class SqliteAccounts implements AccountRepository {
   private readonly db: Db;
-  constructor(db: Db) {
+  readonly #addresses: AccountAddresses;
+  constructor(db: Db, addresses: AccountAddresses) {
     this.db = db;
+    this.#addresses = addresses;
   }
 
   async insert(a: Account): Promise<void> {
     this.db
-      .prepare('INSERT INTO accounts (id, email, verified_at, deactivated_at, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(a.id, a.email, a.verifiedAt, a.deactivatedAt, a.createdAt);
+      .prepare('INSERT INTO accounts (id, email_lookup, email_sealed, verified_at, deactivated_at, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(a.id, this.#addresses.lookup(a.email), this.#addresses.seal(a.id, a.email), a.verifiedAt, a.deactivatedAt, a.createdAt);
   }
 
   async byEmail(email: string): Promise<Account | undefined> {
-    const r = this.db.prepare('SELECT * FROM accounts WHERE email = ?').get(email) as AccountRecord | undefined;
-    return r && toAccount(r);
+    const r = this.db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE email_lookup = ?`).get(this.#addresses.lookup(email)) as AccountRecord | undefined;
+    return r && toAccount(r, this.#addresses);
   }
 
   async byId(id: string): Promise<Account | undefined> {
-    const r = this.db.prepare('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRecord | undefined;
-    return r && toAccount(r);
+    const r = this.db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id = ?`).get(id) as AccountRecord | undefined;
+    return r && toAccount(r, this.#addresses);
   }
 
   async list(after: string, limit: number): Promise<Account[]> {
-    return (this.db.prepare('SELECT * FROM accounts WHERE id > ? ORDER BY id LIMIT ?').all(after, limit) as unknown as AccountRecord[]).map(toAccount);
+    const rows = this.db.prepare(`SELECT ${ACCOUNT_COLUMNS} FROM accounts WHERE id > ? ORDER BY id LIMIT ?`).all(after, limit) as unknown as AccountRecord[];
+    return rows.map((r) => toAccount(r, this.#addresses));
   }
 
   async update(id: string, fields: Partial<Pick<Account, 'verifiedAt' | 'deactivatedAt'>>): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Repositories } from '../../domain/ports.ts';
+import type { AccountAddresses } from '../account-addresses.ts';
 import { SqliteAccounts } from './accounts.ts';
 import { SqliteAssets } from './assets.ts';
 import { SqliteJobs } from './jobs.ts';
@@ -18,9 +19,9 @@ export { openDb, tx, type Db } from './db.ts';
  * fails with the port's DuplicateError, whichever method wrote it: the domain never reads
  * SQLite's error text.
  */
-export function sqliteRepositories(db: Db): Repositories {
+export function sqliteRepositories(db: Db, addresses: AccountAddresses): Repositories {
   const repos: Repositories = {
-    accounts: new SqliteAccounts(db),
+    accounts: new SqliteAccounts(db, addresses),
     apiKeys: new SqliteApiKeys(db),
     keyRing: new SqliteKeyRing(db),
     parts: new SqlitePartIndex(db),

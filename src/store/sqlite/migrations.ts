@@ -1,7 +1,20 @@
 // Numbered, append-only. A shipped migration is never edited; add the next number.
+import type { DatabaseSync } from 'node:sqlite';
+import type { AccountAddresses } from '../account-addresses.ts';
+
 export interface Migration {
   version: number;
   sql: string;
+  /**
+   * Rows rewritten in code after `sql`, where SQL alone cannot do it: sealing needs keys from the
+   * master key. A database opened without them (tests of other seams) may only meet rows that
+   * need nothing; otherwise the migration stops and says so.
+   */
+  rewrite?: (db: DatabaseSync, addresses: AccountAddresses | undefined) => void;
+  /** SQL run after `rewrite`. */
+  then?: string;
+  /** Rebuilds a table that others refer to: runs with foreign keys off and checks them before it commits (SQLite's own procedure). */
+  rebuildsTables?: true;
 }
 
 export const migrations: Migration[] = [
@@ -197,4 +210,41 @@ export const migrations: Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    // E-mail addresses out of the clear (README, Threat model): each account keeps an HMAC of its
+    // address (the look-up, and the one-account-per-address rule in place of UNIQUE COLLATE NOCASE)
+    // and the address sealed to its row; the plain column goes. SQLite cannot drop a UNIQUE
+    // column, so the table is rebuilt; secure_delete zeroes the pages of the old one.
+    sql: `
+      ALTER TABLE accounts ADD COLUMN email_lookup BLOB;
+      ALTER TABLE accounts ADD COLUMN email_sealed BLOB;
+    `,
+    rewrite: sealAddresses,
+    then: `
+      CREATE TABLE accounts_sealed (
+        id TEXT PRIMARY KEY,
+        email_lookup BLOB NOT NULL UNIQUE,
+        email_sealed BLOB NOT NULL,
+        verified_at INTEGER,
+        deactivated_at INTEGER,
+        created_at INTEGER NOT NULL,
+        password_hash TEXT
+      );
+      INSERT INTO accounts_sealed (id, email_lookup, email_sealed, verified_at, deactivated_at, created_at, password_hash)
+        SELECT id, email_lookup, email_sealed, verified_at, deactivated_at, created_at, password_hash FROM accounts;
+      DROP TABLE accounts;
+      ALTER TABLE accounts_sealed RENAME TO accounts;
+    `,
+    rebuildsTables: true,
+  },
 ];
+
+/** Migration 10's rows: each plain address becomes its HMAC and its sealed form. */
+function sealAddresses(db: DatabaseSync, addresses: AccountAddresses | undefined): void {
+  const rows = db.prepare('SELECT id, email FROM accounts').all() as { id: string; email: string }[];
+  if (!rows.length) return;
+  if (!addresses) throw new Error(`migration 10 seals the e-mail addresses of ${rows.length} accounts and needs the master key: open the database with the service or the command line`);
+  const set = db.prepare('UPDATE accounts SET email_lookup = ?, email_sealed = ? WHERE id = ?');
+  for (const r of rows) set.run(addresses.lookup(r.email), addresses.seal(r.id, r.email), r.id);
+}

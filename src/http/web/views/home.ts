@@ -48,7 +48,7 @@ ${cta}
 <li>No IP addresses, file names or passphrases are logged.</li>
 <li>Every output is stripped of its metadata.</li>
 <li>These pages load nothing from anywhere else and use no JavaScript: they work in Tor Browser at its Safest level.</li>
-<li>An account keeps only its e-mail address, an argon2id hash of its password, and an HMAC of each API key (never the key itself).</li>
+<li>An account keeps only its e-mail address (encrypted, with a keyed hash to find it by), an argon2id hash of its password, and an HMAC of each API key (never the key itself).</li>
 </ul>
 </section>
 `;

@@ -15,7 +15,7 @@ ${emailField(v.email)}
 <div class="field">
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="new-password" required minlength="${v.minPassword}" aria-describedby="password-hint">
-<p class="hint" id="password-hint">At least ${v.minPassword} characters. A long phrase of ordinary words is easier to remember and harder to guess.</p>
+<p class="hint" id="password-hint">At least ${v.minPassword} characters, and not a common password, a repeat, a sequence or a keyboard row. A long phrase of ordinary words is easier to remember and harder to guess.</p>
 </div>
 <div class="field">
 <label for="password-again">Password again</label>
