@@ -54,3 +54,16 @@ export async function stegoPng(cover: Buffer | string, container: Buffer, passph
   space.commit();
   return sharp(data, { raw: { width: info.width, height: info.height, channels: 3 } }).png().toBuffer();
 }
+
+/** The length fields of a container, for the fuzzer to set to extremes: count, then each file's name length, size and body length. */
+export function containerFields(buf: Buffer): { at: number; width: number }[] {
+  const fields = [{ at: 1, width: 2 }];
+  let at = 3;
+  for (let i = 0; i < buf.readUInt16BE(1) && at + 2 <= buf.length; i++) {
+    const nameLen = buf.readUInt16BE(at);
+    fields.push({ at, width: 2 }, { at: at + 3 + nameLen, width: 4 }, { at: at + 7 + nameLen, width: 4 });
+    if (at + 11 + nameLen > buf.length) break;
+    at += 11 + nameLen + buf.readUInt32BE(at + 7 + nameLen);
+  }
+  return fields.filter((f) => f.at + f.width <= buf.length);
+}
