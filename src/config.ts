@@ -204,6 +204,8 @@ const schema = {
   OBSCURA_ANALYSE_VIDEO_FRAMES: [int(1, 1000), '12'],
   OBSCURA_MAX_VIDEO_DURATION: [duration, '1h'],
   OBSCURA_MAX_VIDEO_RESOLUTION: [z.string().regex(/^\d{2,5}x\d{2,5}$/, 'expected WIDTHxHEIGHT, such as 7680x4320'), '7680x4320'],
+  // a reveal writes every hidden file into scratch (memory) before storing it
+  OBSCURA_MAX_REVEAL_BYTES: [bytes.refine((n) => n >= 1, 'must be at least 1 byte'), '512MiB'],
   OBSCURA_CONVERT_CPU_BUDGET: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '10m'],
   OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
   OBSCURA_OCR_RECYCLE_AFTER: [int(1, 100_000), '25'],
@@ -291,6 +293,10 @@ export interface Config {
     maxVideoHeight: number;
     /** Frames of a video sampled for the still-image analyses. */
     analyseVideoFrames: number;
+    /** Bytes a reveal may give back, all hidden files together (besides the file's capacity). */
+    maxRevealBytes: number;
+    /** Files a reveal may give back: as many as a hide takes. */
+    maxRevealFiles: number;
   };
   /** CPU time one file's conversion may use, in ms. */
   convert: { cpuBudgetMs: number };
@@ -455,6 +461,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxVideoWidth: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[0]),
       maxVideoHeight: Number(r.OBSCURA_MAX_VIDEO_RESOLUTION.split('x')[1]),
       analyseVideoFrames: r.OBSCURA_ANALYSE_VIDEO_FRAMES,
+      maxRevealBytes: r.OBSCURA_MAX_REVEAL_BYTES,
+      maxRevealFiles: r.OBSCURA_SESSION_MAX_FILES,
     },
     convert: { cpuBudgetMs: r.OBSCURA_CONVERT_CPU_BUDGET },
     c2paTrustAnchors,

@@ -12,6 +12,8 @@ test('defaults are safe and complete', (t) => {
   t.is(c.keyPrefix.current, 'sw_');
   t.false(c.maintenance.on);
   t.is(c.scratchDir, '/dev/shm');
+  t.is(c.media.maxRevealBytes, 512 * 1024 * 1024);
+  t.is(c.media.maxRevealFiles, c.limits.sessionMaxFiles);
 });
 
 test('a bad value stops start-up with a message naming the variable', (t) => {
@@ -24,6 +26,7 @@ test('a bad value stops start-up with a message naming the variable', (t) => {
     OBSCURA_ONION_ORIGIN: 'ftp://x.onion',
     OBSCURA_KEY_PREFIX: 'Bad-Prefix',
     OBSCURA_MASTER_KEY: 'tooshort',
+    OBSCURA_MAX_REVEAL_BYTES: '0',
   };
   for (const [name, value] of Object.entries(cases)) {
     const err = t.throws(() => loadConfig({ [name]: value }), { instanceOf: ConfigError }, name);

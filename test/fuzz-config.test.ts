@@ -51,6 +51,7 @@ const VALID: Record<string, string[]> = {
   OBSCURA_MAX_VIDEO_DURATION: ['1h', '3600', '2d'],
   OBSCURA_MAX_VIDEO_RESOLUTION: ['7680x4320', '10x10', '99999x99999'],
   OBSCURA_OCR_RECYCLE_AFTER: ['25', '1', '100000'],
+  OBSCURA_MAX_REVEAL_BYTES: ['512MiB', '1', '8GiB'],
   OBSCURA_C2PA_TRUST_ANCHORS: [pem, notPem, path.join(dir, 'missing.pem'), dir, '/dev/null', '/dev/zero'],
   OBSCURA_LOG_LEVEL: ['info', 'silent', 'trace'],
   OBSCURA_MAINTENANCE: ['off', 'on', 'true', '0'],

@@ -1,7 +1,7 @@
 // The hide engine's parts on their own: the PNG writer, the strata walk, the partial decode
 // that lets reveal start argon2id early, and the hand-off of keys to a worker.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inflateSync } from 'node:zlib';
@@ -21,7 +21,8 @@ import { VIDEO_DOMAIN } from '../src/media/stego/video.ts';
 import { PngEncoder } from '../src/media/stego/png.ts';
 import { HEADER_REGION, Strata, headerPositions } from '../src/media/stego/positions.ts';
 import { embed, extract, sealingKeys } from '../src/media/stego/stream.ts';
-import { pack, unpack } from '../src/media/stego/container.ts';
+import { pack } from '../src/media/stego/container.ts';
+import { revealBound, writeSecrets } from '../src/media/stego/reveal-files.ts';
 
 const limits = loadConfig({}).media;
 const PASS = 'correct horse battery staple';
@@ -296,6 +297,7 @@ test('the hide and reveal engines get their keys the one way, and a failed hando
 
 test('an embedding that follows a decode reads and writes only samples already decoded', async (t) => {
   const cover = await sharp(PHOTO).resize(1600, 1200, { fit: 'fill' }).raw().toBuffer();
+  const dir = tempDir(t);
   for (const size of [1, 40_000, 200_000]) {
     // the samples "arrive" only when ready() grants them; until then they hold junk that would
     // spoil the syndromes, and so the result, if the walk read them early
@@ -319,6 +321,9 @@ test('an embedding that follows a decode reads and writes only samples already d
     let far = 0;
     for (let i = 0; i < cover.length; i++) if (Math.abs(samples[i] - cover[i]) > 1) far++;
     t.is(far, 0, `${size}: every sample is the cover's, give or take one`);
-    t.true(Buffer.from(unpack(await extract(samples, PASS, IMAGE_DOMAIN))[0].data).equals(secret), `${size}: reveals`);
+    const out = path.join(dir, String(size));
+    mkdirSync(out);
+    const [back] = await writeSecrets(await extract(samples, PASS, IMAGE_DOMAIN), out, revealBound(limits, size));
+    t.true(readFileSync(back.path).equals(secret), `${size}: reveals`);
   }
 });

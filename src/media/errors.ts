@@ -13,7 +13,10 @@ export type MediaErrorCode =
   | 'cpu_budget_exceeded'
   | 'aborted'
   /** reveal: wrong passphrase, nothing hidden, or a re-encoded file; deliberately one answer */
-  | 'nothing_found';
+  | 'nothing_found'
+  /** reveal: the hidden files, as their sealed container declares them, are over the bound
+   *  (OBSCURA_MAX_REVEAL_BYTES, the file's capacity); refused before anything is inflated */
+  | 'reveal_too_large';
 
 export class MediaError extends Error {
   override name = 'MediaError';

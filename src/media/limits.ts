@@ -10,6 +10,10 @@ export interface MediaLimits {
   maxVideoHeight: number;
   /** Frames of a video sampled for the still-image analyses (OBSCURA_ANALYSE_VIDEO_FRAMES). */
   analyseVideoFrames?: number;
+  /** Bytes a reveal may give back, all hidden files together (OBSCURA_MAX_REVEAL_BYTES). */
+  maxRevealBytes?: number;
+  /** Files a reveal may give back: no hide takes more secrets (OBSCURA_SESSION_MAX_FILES). */
+  maxRevealFiles?: number;
 }
 
 export const DEFAULT_LIMITS: MediaLimits = Object.freeze({
@@ -18,4 +22,6 @@ export const DEFAULT_LIMITS: MediaLimits = Object.freeze({
   maxDurationS: 3600,
   maxVideoWidth: 7680,
   maxVideoHeight: 4320,
+  maxRevealBytes: 512 * 1024 * 1024,
+  maxRevealFiles: 20,
 });

@@ -16,7 +16,8 @@ export function registerRevealFile(server: McpServer, deps: ToolDeps): void {
       description:
         'Recovers the file(s) hidden by hide_file in stego_path with password, using the Obscura service, and saves each under its ' +
         'original name beside stego_path (or in output_dir); a name already taken gets " (1)" and so on, nothing is overwritten. ' +
-        'A wrong passphrase, a file with nothing hidden and a re-encoded file all give the same error, nothing_found.',
+        'A wrong passphrase, a file with nothing hidden and a re-encoded file all give the same error, nothing_found; ' +
+        'hidden files larger than the service gives back in one reveal give reveal_too_large, with the limit.',
       inputSchema: {
         stego_path: z.string().describe('Path of the image or video holding the hidden file.'),
         password: z.string().describe('The passphrase used when hiding.'),

@@ -97,6 +97,15 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           : Number.MAX_SAFE_INTEGER // frame count unknown until decoded: the job checks it
         : imageCapacity(cover as never);
       const needed = CONTAINER_OVERHEAD + secrets.reduce((n, u) => n + u.size + fileOverhead(deps.uploads.nameOf(u)), 0);
+      // what a reveal would refuse to give back is refused now (media/stego/reveal-files.ts)
+      const maxReveal = deps.limits.maxRevealBytes ?? Number.MAX_SAFE_INTEGER;
+      const bytes = secrets.reduce((n, u) => n + u.size, 0);
+      if (bytes > maxReveal) {
+        throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it is ${bytes} bytes and a reveal gives back at most ${maxReveal} bytes (OBSCURA_MAX_REVEAL_BYTES).`, {
+          capacity_bytes: Math.min(capacity, maxReveal),
+          needed_bytes: bytes,
+        });
+      }
       if (needed > capacity) {
         throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
           capacity_bytes: capacity,
@@ -199,7 +208,10 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
         return { state: 'completed', message: `Recovered ${count} hidden file${count === 1 ? '' : 's'}.`, report: {} };
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        // one answer for every failure: no oracle
+        // Hidden files over the bound come from a container that opened with this passphrase:
+        // saying so tells nothing its holder does not know, and "nothing found" would be untrue.
+        if (err instanceof TaskError && err.code === 'reveal_too_large') return { state: 'failed', message: err.message, error: err.code, report: {} };
+        // one answer for every other failure: no oracle
         return { state: 'failed', message: NOTHING_FOUND, error: 'nothing_found', report: {} };
       }
     },

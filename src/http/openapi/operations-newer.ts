@@ -168,7 +168,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
         ...START,
         413: 'limit_exceeded: the cover is over a size limit',
         415: 'the cover is not a picture or video that can be used',
-        422: 'missing_upload_uid, invalid_expiry, unknown_option, missing_password, invalid_password, invalid_option, no_files, no_secret, no_cover, no_file, secret_too_large (capacity_bytes, needed_bytes)',
+        422: 'missing_upload_uid, invalid_expiry, unknown_option, missing_password, invalid_password, invalid_option, no_files, no_secret, no_cover, no_file, secret_too_large (capacity_bytes, needed_bytes: over the capacity of the cover or OBSCURA_MAX_REVEAL_BYTES)',
       },
     },
     ...jobOps({

@@ -1,6 +1,6 @@
 // The plaintext inside the encrypted stream: the secret files with their names, each
 // deflated when that makes it smaller.
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync } from 'node:zlib';
 
 export interface Secret {
   name: string;
@@ -43,7 +43,20 @@ function compressible(raw: Buffer): boolean {
 
 const PROBE_BYTES = 64 * 1024;
 
-export function unpack(buf: Buffer): Secret[] {
+/** One hidden file as the container declares it; nothing inflated yet. */
+export interface Entry {
+  name: string;
+  deflated: boolean;
+  /** The size it declares once inflated: believed only as an upper bound (reveal-files.ts). */
+  size: number;
+  body: Buffer;
+}
+
+/**
+ * Reads the container's table of files without inflating anything, so what they add up to can
+ * be checked first. Throws a plain Error on a container that does not hold together.
+ */
+export function entries(buf: Buffer): Entry[] {
   let at = 0;
   const need = (n: number) => {
     if (at + n > buf.length) throw new Error('container truncated');
@@ -52,7 +65,7 @@ export function unpack(buf: Buffer): Secret[] {
   if (buf[0] !== VERSION) throw new Error('unknown container version');
   const count = buf.readUInt16BE(1);
   at = 3;
-  const out: Secret[] = [];
+  const out: Entry[] = [];
   for (let i = 0; i < count; i++) {
     need(2);
     const nameLen = buf.readUInt16BE(at);
@@ -60,16 +73,14 @@ export function unpack(buf: Buffer): Secret[] {
     need(nameLen + 9);
     const name = buf.subarray(at, at + nameLen).toString('utf8');
     at += nameLen;
-    const flags = buf[at++];
-    const rawLen = buf.readUInt32BE(at);
+    const deflated = (buf[at++] & FLAG_DEFLATE) !== 0;
+    const size = buf.readUInt32BE(at);
     const bodyLen = buf.readUInt32BE(at + 4);
     at += 8;
     need(bodyLen);
-    const body = buf.subarray(at, at + bodyLen);
+    if (!deflated && bodyLen !== size) throw new Error('container length mismatch');
+    out.push({ name, deflated, size, body: buf.subarray(at, at + bodyLen) });
     at += bodyLen;
-    const data = flags & FLAG_DEFLATE ? inflateRawSync(body, { maxOutputLength: rawLen }) : Buffer.from(body);
-    if (data.length !== rawLen) throw new Error('container length mismatch');
-    out.push({ name, data });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 // Hide and reveal in still images. The cover is decoded to 8-bit pixels (orientation applied),
 // the stream embedded, and the result written losslessly (PNG by default, lossless WebP or
 // AVIF on request) with no metadata; WebP and AVIF outputs are decoded again and checked.
-import { open, readFile, writeFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { decodePixels, decodeTopRows } from '../decode.ts';
@@ -9,8 +9,9 @@ import { plainPng } from '../png-rows.ts';
 import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
-import { pack, unpack, type Secret } from './container.ts';
+import { pack, type Secret } from './container.ts';
 import { PngEncoder } from './png.ts';
+import { checkRevealable, revealBound, writeSecrets, type RevealedFile } from './reveal-files.ts';
 import { HEADER_REGION } from './positions.ts';
 import { IMAGE_DOMAIN, pixelSamples, type PixelInfo } from './pixels.ts';
 import { NOTHING_FOUND, capacityBytes, embed, extract, type SealingKeys } from './stream.ts';
@@ -59,6 +60,8 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
     notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
   }
+  // nothing the reveal would refuse (reveal-files.ts)
+  checkRevealable(secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, imageCapacity(p)));
   const container = pack(secrets);
   const out = path.join(outDir, `hidden.${format}`);
   let done: Hidden | undefined;
@@ -139,36 +142,31 @@ async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, ke
   return { width: info.width, height: info.height, changed, capacity: capacityBytes(space.samples.length), decoder: decoding ? 'rows' : 'sharp' };
 }
 
-export interface RevealedFile {
-  path: string;
-  name: string;
-  size: number;
-}
+export type { RevealedFile };
 
-/** Reveals every secret; any failure at all is the same NOTHING_FOUND error. */
+/**
+ * Reveals every secret into outDir. A wrong passphrase, nothing hidden or a damaged file is one
+ * and the same NOTHING_FOUND error; hidden files over the bound are 'reveal_too_large'.
+ */
 export async function revealFromImage(file: string, passphrase: string | PassphraseKeys, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
-  let secrets: Secret[];
+  let container: Buffer;
+  let capacity: number;
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'image') throw new Error('not an image');
+    capacity = imageCapacity(p); // as the hide counted it
     const whole = decode(file, p, outDir, ctx).then(({ data, info }) => pixelSamples(data, info).samples);
     whole.catch(() => {}); // awaited in extract()
     // The header sits in the first rows: read from a partial decode, its argon2id runs while
     // the rest of the picture decodes. Rows enough for an RGB picture; a grey or partly
     // transparent one may come up short, and then waits for the whole decode.
     const top = await decodeTopRows(file, p, Math.ceil(HEADER_REGION / (p.width * 3)), ctx).catch(() => undefined);
-    secrets = unpack(await extract(whole, passphrase, IMAGE_DOMAIN, top && pixelSamples(top.data, top).samples));
+    container = await extract(whole, passphrase, IMAGE_DOMAIN, top && pixelSamples(top.data, top).samples);
   } catch (err) {
     if ((err as { code?: string }).code === 'aborted') throw err;
     throw new MediaError('nothing_found', NOTHING_FOUND);
   }
-  const out: RevealedFile[] = [];
-  for (const [i, s] of secrets.entries()) {
-    const p = path.join(outDir, `revealed-${i}`);
-    await writeFile(p, s.data, { mode: 0o600 });
-    out.push({ path: p, name: s.name, size: s.data.length });
-  }
-  return out;
+  return writeSecrets(container, outDir, revealBound(ctx.limits, capacity), ctx.signal);
 }
 
 export async function readSecrets(files: { path: string; name: string }[]): Promise<Secret[]> {

@@ -5,14 +5,14 @@
 // in MKV; Opus in WebM, which takes nothing else) rather than being copied as it came: a
 // copied stream can carry its encoder's identification. No metadata or encoder string is kept.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { scrubMatroska } from '../convert/container-scrub.ts';
 import { MediaError, abortedError } from '../errors.ts';
 import { runTool } from '../tools.ts';
 import { probe, type Probe } from '../probe.ts';
-import { pack, unpack, type Secret } from './container.ts';
+import { pack, type Secret } from './container.ts';
+import { checkRevealable, revealBound, writeSecrets } from './reveal-files.ts';
 import { keysOf, type PassphraseKeys } from './keys.ts';
 import { MAX_FILL, Strata, headerPositions } from './positions.ts';
 import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
@@ -84,8 +84,10 @@ export async function hideInVideo(cover: string, secrets: Secret[], keys: Promis
   if (p.kind !== 'video') throw new MediaError('invalid_option', 'This cover is an image; image covers are written as PNG, WebP or AVIF.');
   const v = await facts(cover, p, ctx);
   const S = v.width * v.height * 3;
-  const container = pack(secrets);
   const capacity = videoCapacity(v.width, v.height, v.frames);
+  // nothing the reveal would refuse (reveal-files.ts); the frame count is known only now
+  checkRevealable(secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, capacity));
+  const container = pack(secrets);
   if (container.length > capacity) throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
   const L = (container.length + TAG) * 8;
   const K = v.frames;
@@ -140,7 +142,8 @@ export async function hideInVideo(cover: string, secrets: Secret[], keys: Promis
 }
 
 export async function revealFromVideo(file: string, passphrase: string | PassphraseKeys, outDir: string, ctx: StegoContext): Promise<RevealedFile[]> {
-  let secrets: Secret[];
+  let container: Buffer;
+  let capacity: number;
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'video') throw new Error('not a video');
@@ -176,18 +179,13 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
       dec.kill('SIGKILL');
     }
     if (!opened || f < opened.header.units) throw new Error('too few frames');
-    const container = openPayload(sealedBuf!, opened.payloadKey, opened.nonce);
-    if (!container) throw new Error('no payload');
-    secrets = unpack(container);
+    const opens = openPayload(sealedBuf!, opened.payloadKey, opened.nonce);
+    if (!opens) throw new Error('no payload');
+    container = opens;
+    capacity = videoCapacity(p.width, p.height, opened.header.units); // as the hide counted it: every frame carries
   } catch (err) {
     if ((err as { code?: string }).code === 'aborted' || ctx.signal?.aborted) throw abortedError();
     throw new MediaError('nothing_found', NOTHING_FOUND);
   }
-  const out: RevealedFile[] = [];
-  for (const [i, s] of secrets.entries()) {
-    const fp = path.join(outDir, `revealed-${i}`);
-    await writeFile(fp, s.data, { mode: 0o600 });
-    out.push({ path: fp, name: s.name, size: s.data.length });
-  }
-  return out;
+  return writeSecrets(container, outDir, revealBound(ctx.limits, capacity), ctx.signal);
 }

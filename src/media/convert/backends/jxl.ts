@@ -1,11 +1,13 @@
 // JPEG XL through libjxl's tools (sharp's prebuilt libvips has no JXL). djxl applies the
 // codestream orientation itself; cjxl gets a clean sRGB PNG from sharp, so it has no EXIF or
-// XMP to copy and writes a bare codestream. `-d 0` is bit-exact (measured).
+// XMP to copy and writes a bare codestream. `-d 0` is bit-exact (measured). djxl never sees a
+// brotli-compressed box (jxl-boxes.ts).
 import { access } from 'node:fs/promises';
 import type { Sharp } from 'sharp';
 import { MediaError } from '../../errors.ts';
 import type { ImageDetail } from '../../probe.ts';
 import { runTool } from '../../tools.ts';
+import { withoutCompressedBoxes } from '../jxl-boxes.ts';
 import type { Conversion, Decoded, EncodeSettings, ImageBackend } from '../backend.ts';
 import type { ImageTarget } from '../options.ts';
 
@@ -16,7 +18,8 @@ export const jxlBackend: ImageBackend = {
 
   async decode(input: string, _detail: ImageDetail, conversion: Conversion): Promise<Decoded> {
     const png = conversion.temp('png');
-    const r = await runTool('djxl', [input, png, '--quiet'], conversion.toolOptions);
+    const source = await withoutCompressedBoxes(input, conversion.temp('jxl'));
+    const r = await runTool('djxl', [source, png, '--quiet'], conversion.toolOptions);
     const made = await access(png).then(
       () => true,
       () => false,
