@@ -172,7 +172,7 @@ test('the home page says what is kept and what is not', (t) => {
 });
 
 test('sign in: two forms, the e-mail refilled and escaped, no password refilled', (t) => {
-  const out = doc(signInView({ csrf: CSRF, email: `"${EVIL}` }), { signedIn: null });
+  const out = doc(signInView({ csrf: CSRF, email: `"${EVIL}`, mail: false }), { signedIn: null });
   checkDocument(t, out, 'sign in');
   const forms = [...out.matchAll(/<form method="post" action="\/sign-in"[\s\S]*?<\/form>/g)].map((m) => m[0]);
   t.is(forms.length, 2);
@@ -231,7 +231,7 @@ test('account: the new key once, the keys and their states, revoke only the acti
     { id: 'k3', shown: 'sw_old…', createdAt: Date.UTC(2025, 5, 1), expiresAt: now - 1000, revokedAt: null },
     { id: 'k4', shown: 'sw_later…', createdAt: Date.UTC(2026, 0, 3), expiresAt: Date.UTC(2099, 11, 31, 23, 59), revokedAt: null },
   ];
-  const out = doc(accountView({ csrf: CSRF, email: EVIL, verified: false, keys, newKey: 'sw_NEWKEY<1>', resendable: true }), { signedIn: { email: EVIL } });
+  const out = doc(accountView({ csrf: CSRF, email: EVIL, verified: false, keys, sessions: [], newKey: 'sw_NEWKEY<1>', resendable: true }), { signedIn: { email: EVIL } });
   checkDocument(t, out, 'account');
   t.regex(out, /<(code|output) id="new-key"[^>]*>sw_NEWKEY&lt;1&gt;<\/(code|output)>/);
   t.regex(out, /will not be shown again/);
@@ -247,10 +247,10 @@ test('account: the new key once, the keys and their states, revoke only the acti
   t.regex(out, /<form method="post" action="\/account\/keys"[^>]*>[\s\S]*?Create a key/);
   t.false(out.includes(EVIL));
 
-  const plain = doc(accountView({ csrf: CSRF, email: 'ada@example.org', verified: true, keys: [], resendable: true }));
+  const plain = doc(accountView({ csrf: CSRF, email: 'ada@example.org', verified: true, keys: [], sessions: [], resendable: true }));
   checkDocument(t, plain, 'account verified');
   t.notRegex(plain, /id="new-key"|verify-mail/);
-  const noResend = doc(accountView({ csrf: CSRF, email: 'a@b.c', verified: false, keys: [], resendable: false }));
+  const noResend = doc(accountView({ csrf: CSRF, email: 'a@b.c', verified: false, keys: [], sessions: [], resendable: false }));
   t.notRegex(noResend, /verify-mail/);
 });
 
