@@ -29,12 +29,12 @@ const METHOD_WORDS = { password: 'password', key: 'API key', link: 'mailed link'
 
 function sessionsSection(v: { csrf: string; sessions: AccountSession[] }): Html {
   const rows = v.sessions.map(
-    (s) => html`<tr${s.current ? html` class="current"` : null}>
+    (s) => html`<tr class="session">
 <td>${utc(s.openedAt)}${s.current ? html` <strong>(this browser)</strong>` : null}</td>
 <td>${utc(s.seenAt)}</td>
 <td>${NETWORK_WORDS[s.network]}</td>
 <td>${METHOD_WORDS[s.method]}</td>
-<td>${s.current ? buttonForm('/sign-out', v.csrf, 'Sign out') : buttonForm('/account/sessions/end', v.csrf, 'End', { session: s.id })}</td>
+<td>${s.current ? null : buttonForm('/account/sessions/end', v.csrf, 'End', { session: s.id })}</td>
 </tr>`,
   );
   const others = v.sessions.some((s) => !s.current);
