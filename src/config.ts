@@ -339,7 +339,7 @@ export interface WebSettings {
   signUpsPerVisitor: number;
   /** Password-reset and sign-in-link requests an hour per visitor. */
   mailRequestsPerVisitor: number;
-  /** Mails (sign-up, resend, reset, sign-in link) one address gets an hour. */
+  /** Mails (sign-up, resend) one address gets an hour; reset and sign-in links: one of each per link life. */
   mailsPerAddress: number;
   /** Unknown or used mailed links a minute per visitor. */
   verifyAttemptsPerMinute: number;

@@ -150,7 +150,6 @@ export async function createServices(config: Config, opts: { logDestination?: De
     accounts,
     repo: repos.accounts,
     tokens: mailTokens,
-    sessions: repos.webSessions,
     mailer,
     brakes,
     linkLifeMs: config.web.verifyLinkLifeMs,

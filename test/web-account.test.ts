@@ -171,8 +171,16 @@ test('brakes fall on the visitor who fails: one client cannot hold the shared on
   t.regex(sent.body, /a link is on its way/);
   const unknown = await byLink.post('/sign-in/mail', { email: 'nobody@example.org' });
   t.is(unknown.body.replace(/nobody@example\.org/g, email).replace(/value="[^"]+"/g, ''), sent.body.replace(/value="[^"]+"/g, ''), 'the same answer for an address without an account');
+  // strangers asking for the owner's link neither fill the mailbox nor use up the owner's mail
+  for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+    const w = new WebClient(svc.url.clearnet, { 'x-forwarded-for': ip });
+    await w.get('/sign-in');
+    t.is((await w.post('/sign-in/mail', { email })).status, 200);
+  }
+  await svc.services.recovery.settled();
   const signInMail = await mail.next(email);
   t.regex(signInMail.text!, /link to sign in/);
+  t.is(mail.mails.filter((m) => /link to sign in/.test(m.text ?? '')).length, 1, 'one link per link life, whoever asks');
   const link = linkIn(signInMail.text, '/sign-in/link');
   t.true(link.url.startsWith(svc.url.onion), 'a link for the network it was asked on');
   t.is((await byLink.get(`/sign-in/link?token=${link.token}`)).status, 200, 'opening the link alone signs no one in');

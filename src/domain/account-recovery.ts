@@ -2,7 +2,9 @@
 // link sent by mail. The request is answered the same whatever the address (has an account or
 // not, verified or not): the lookup and the mail happen after the answer, so neither the words
 // nor the time tell. A sign-in link is the way in for a person whose password is braked because
-// someone else guessed at it (web-brakes.ts).
+// someone else guessed at it (web-brakes.ts). An address gets at most one link of each kind per
+// link life, however many ask: a stranger's requests neither fill the mailbox nor use up the
+// owner's mails (the link they made is in the owner's mailbox).
 import type { Account, AccountRepository, WebSessionRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
@@ -47,7 +49,7 @@ export class AccountRecovery {
   /** "Forgot your password?": a reset link goes to the address if it has an account. */
   async requestReset(email: unknown, links: MailLinks, visitor: Visitor): Promise<void> {
     await this.#request(email, visitor, async (mailer, account) => {
-      if (account.deactivatedAt !== null) return;
+      if (account.deactivatedAt !== null || !(await this.#brakes.linkMail('reset', account.email, this.#lives.resetMs))) return;
       const token = await this.#tokens.issue(account, 'reset', this.#lives.resetMs);
       await sendMail(mailer, resetMail(account.email, links.reset(token), this.#lives.resetMs));
     });
@@ -58,6 +60,7 @@ export class AccountRecovery {
     await this.#request(email, visitor, async (mailer, account) => {
       // an unverified account may be someone else's claim on this address: no way in by mail
       if (account.deactivatedAt !== null || account.verifiedAt === null) return;
+      if (!(await this.#brakes.linkMail('sign-in', account.email, this.#lives.signInMs))) return;
       const token = await this.#tokens.issue(account, 'sign-in', this.#lives.signInMs);
       await sendMail(mailer, signInLinkMail(account.email, links.signInWith(token), this.#lives.signInMs));
     });
@@ -105,7 +108,6 @@ export class AccountRecovery {
     if (!mailer) throw new AppError('forbidden', 'mail_off', 'This service sends no mail; ask the operator for help signing in.');
     const address = checkedAddress(email);
     await this.#brakes.mailRequest(visitor);
-    await this.#brakes.mail(address);
     // after the answer: the lookup, the link and the mail take the same time for no one
     const later = (async () => {
       const account = await this.#repo.byEmail(address);

@@ -5,12 +5,12 @@
 // one message either way, in the same time (an unknown address is checked against a hash no
 // password matches).
 //
-// An address nobody verified is not taken: a sign-up on it takes the unverified account over
-// (the new password replaces the old, the earlier links and sessions end, a new link is mailed),
+// An address nobody verified is not taken: a sign-up on it replaces the unverified account (the
+// old one goes with its password, links and sessions; the new one gets a new link by mail),
 // so whoever signed up first with someone else's address holds nothing once the owner signs up.
 // Only the mailbox decides, and the mail says how to refuse a sign-up one did not start.
 import { z } from 'zod';
-import type { Account, AccountRepository, WebSessionRepository } from './ports.ts';
+import type { Account, AccountRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
 import { alreadyRegisteredMail, verificationMail, type Mailer } from './mail.ts';
@@ -36,7 +36,6 @@ export class SelfService {
   readonly #accounts: Accounts;
   readonly #repo: AccountRepository;
   readonly #tokens: MailTokens;
-  readonly #sessions: WebSessionRepository;
   readonly #mailer: Mailer | undefined;
   readonly #brakes: WebBrakes;
   readonly #linkLifeMs: number;
@@ -46,7 +45,6 @@ export class SelfService {
     accounts: Accounts;
     repo: AccountRepository;
     tokens: MailTokens;
-    sessions: WebSessionRepository;
     mailer?: Mailer;
     brakes: WebBrakes;
     linkLifeMs: number;
@@ -55,7 +53,6 @@ export class SelfService {
     this.#accounts = opts.accounts;
     this.#repo = opts.repo;
     this.#tokens = opts.tokens;
-    this.#sessions = opts.sessions;
     this.#mailer = opts.mailer;
     this.#brakes = opts.brakes;
     this.#linkLifeMs = opts.linkLifeMs;
@@ -78,20 +75,15 @@ export class SelfService {
     await this.#brakes.signUp(visitor);
     await this.#brakes.mail(email);
     const hash = await hashPassword(password); // hashed for a taken address too: both answers take as long
-    const existing = await this.#repo.byEmail(email);
-    if (existing && existing.verifiedAt !== null) {
+    let existing = await this.#repo.byEmail(email);
+    // an unverified address is taken over by the newest sign-up: the old account goes with its
+    // password, links and sessions, and the new one starts its own life
+    if (existing && existing.verifiedAt === null && (await this.#repo.deleteUnverified(Number.MAX_SAFE_INTEGER, existing.id)) > 0) existing = undefined;
+    if (existing) {
       await sendMail(mailer, alreadyRegisteredMail(existing.email, links));
       return { email };
     }
-    let account: Account;
-    if (existing) {
-      // an unverified address is taken over by the newest sign-up: the old links and sessions end
-      account = existing;
-      await this.#tokens.voidAll(account.id, 'verify');
-      await this.#sessions.deleteForAccount(account.id);
-    } else {
-      account = await this.#accounts.create(email);
-    }
+    const account = await this.#accounts.create(email);
     await this.#repo.setPasswordHash(account.id, hash);
     await this.#sendVerification(mailer, account, links);
     return { email: account.email };

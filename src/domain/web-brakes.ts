@@ -91,6 +91,16 @@ export class WebBrakes {
     if (wait !== undefined) throw rateLimited(wait, `This address was sent ${this.#settings.mailsPerAddress} mails within the hour, the most it gets`);
   }
 
+  /**
+   * Whether a reset or sign-in link may be mailed to this address now: one per link life. Asked
+   * only after the answer, for an address with an account, and never refused to the asker, so
+   * that a stranger's requests cannot use up the owner's mail (the owner has the link they made
+   * arrive) nor fill the mailbox.
+   */
+  async linkMail(purpose: 'reset' | 'sign-in', address: string, lifeMs: number): Promise<boolean> {
+    return (await this.#counters.take(this.#addressKey(`mail:${purpose}`, address), 1, 1, lifeMs, this.#now())) === undefined;
+  }
+
   /** Before a mailed link is spent: refused once this visitor tried too many that did not work. */
   async beforeLink(visitor: Visitor): Promise<void> {
     const s = this.#settings;
