@@ -39,15 +39,13 @@ export class WebBrakes {
   readonly #counters: RateCounters;
   readonly #tagKey: Buffer;
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<unknown>;
 
   /** `tagKey` is the same on every instance, so an address is counted once for all of them. */
-  constructor(settings: WebSettings, counters: RateCounters, tagKey: Buffer, now: () => number = Date.now, wait: (ms: number) => Promise<unknown> = sleep) {
+  constructor(settings: WebSettings, counters: RateCounters, tagKey: Buffer, now: () => number = Date.now) {
     this.#settings = settings;
     this.#counters = counters;
     this.#tagKey = tagKey;
     this.#now = now;
-    this.#sleep = wait;
   }
 
   /** Before a password is checked: refused once this visitor, or this address's password, failed too often. */
@@ -124,7 +122,7 @@ export class WebBrakes {
 
   async #slowPast(key: string, threshold: number, windowMs: number): Promise<void> {
     const u = await this.#counters.used(key, windowMs, this.#now());
-    if (u.used >= threshold && this.#settings.slowdownMs > 0) await this.#sleep(this.#settings.slowdownMs);
+    if (u.used >= threshold && this.#settings.slowdownMs > 0) await sleep(this.#settings.slowdownMs);
   }
 
   /** Ms until the key's window ends when it is used up; failures are counted after the fact. */
