@@ -152,7 +152,7 @@ test('sign-in with an API key; sign-out ends the session on the server; sessions
   t.is(after.headers.get('location'), '/sign-in');
 
   const idle = svc.services.config.web.sessionIdleMs;
-  const token = await svc.services.webSessions.open(await svc.services.accounts.get(email));
+  const token = await svc.services.webSessions.open(await svc.services.accounts.get(email), { network: 'i2p', method: 'password' });
   t.truthy(await svc.services.webSessions.resolve(token, Date.now() + idle - 60_000));
   t.is(await svc.services.webSessions.resolve(token, Date.now() + 2 * idle), undefined, 'ended after inactivity');
   t.is(await svc.services.webSessions.resolve(token), undefined, 'and gone for good');

@@ -51,7 +51,7 @@ export class WebSessions {
    * Signs the account in under a new token (never the one the browser had: no fixation),
    * noting the network and how (a key's id, so that revoking the key ends the session).
    */
-  async open(account: Account, how: SignedInBy = { network: 'clearnet', method: 'password' }, now = Date.now()): Promise<string> {
+  async open(account: Account, how: SignedInBy, now = Date.now()): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     await this.#rows.insert({
       digest: this.#digest(token),

@@ -85,7 +85,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
       const notice = refusedNotice(ctx, err);
       return render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen }), ctx.status);
     }
-    await switchVisitor(ctx, d.webSessions, account, how);
+    await switchVisitor(ctx, d.webSessions, { account, how });
     ctx.status = 303;
     ctx.redirect('/account');
   });

@@ -55,7 +55,7 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
     const token = one(f, 'token');
     try {
       const account = await d.recovery.reset(token, { password: one(f, 'password'), passwordAgain: one(f, 'password_again') }, visitor(ctx));
-      await switchVisitor(ctx, d.webSessions, account, { network: ctx.state.network, method: 'link' });
+      await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
       ctx.status = 303;
       ctx.redirect('/account');
     } catch (err) {
@@ -86,7 +86,7 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
     const f = await readForm(ctx, csrf(ctx));
     try {
       const account = await d.recovery.signInWithLink(one(f, 'token'), visitor(ctx));
-      await switchVisitor(ctx, d.webSessions, account, { network: ctx.state.network, method: 'link' });
+      await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
       ctx.status = 303;
       ctx.redirect('/account');
     } catch (err) {

@@ -45,9 +45,10 @@ export function webVisitor(sessions: WebSessions): Mw {
 }
 
 /** Signs the visitor in under a new token, or out (a new anonymous one). */
-export async function switchVisitor(ctx: Ctx, sessions: WebSessions, account: Account | undefined, how?: SignedInBy): Promise<void> {
+export async function switchVisitor(ctx: Ctx, sessions: WebSessions, to: { account: Account; how: SignedInBy } | undefined): Promise<void> {
   await sessions.close(ctx.state.web?.token);
-  const token = account ? await sessions.open(account, how ?? { network: ctx.state.network, method: 'password' }) : sessions.anonymous();
+  const account = to?.account;
+  const token = to ? await sessions.open(to.account, to.how) : sessions.anonymous();
   setToken(ctx, token);
   ctx.state.web = { token, account, csrf: sessions.csrf(token) };
 }
