@@ -233,12 +233,21 @@ const schema = {
   OBSCURA_WEB_SESSION_IDLE: [duration, '30m'],
   OBSCURA_WEB_SESSION_MAX: [duration, '12h'],
   OBSCURA_VERIFY_LINK_LIFE: [duration, '24h'],
-  OBSCURA_SIGN_IN_FAILURES: [int(1, 1_000_000), '10'],
-  OBSCURA_SIGN_IN_FAILURES_TOTAL: [int(1, 1_000_000_000), '300'],
+  OBSCURA_RESET_LINK_LIFE: [duration, '30m'],
+  OBSCURA_SIGN_IN_LINK_LIFE: [duration, '15m'],
+  OBSCURA_UNVERIFIED_ACCOUNT_LIFE: [duration, '24h'],
+  OBSCURA_SIGN_IN_FAILURES: [int(1, 1_000_000), '20'],
+  OBSCURA_SIGN_IN_FAILURES_PER_VISITOR: [int(1, 1_000_000), '5'],
+  OBSCURA_SIGN_IN_FAILURES_TOTAL: [int(1, 1_000_000_000), '1000'],
   OBSCURA_SIGN_IN_WINDOW: [timer, '15m'],
-  OBSCURA_SIGN_UPS_PER_HOUR: [int(1, 1_000_000_000), '30'],
-  OBSCURA_MAILS_PER_ADDRESS: [int(1, 1000), '3'],
-  OBSCURA_VERIFY_ATTEMPTS_PER_MINUTE: [int(1, 1_000_000_000), '30'],
+  OBSCURA_SIGN_UPS_PER_HOUR: [int(1, 1_000_000_000), '100'],
+  OBSCURA_SIGN_UPS_PER_VISITOR: [int(1, 1_000_000), '3'],
+  OBSCURA_MAIL_REQUESTS_PER_VISITOR: [int(1, 1_000_000), '5'],
+  OBSCURA_MAILS_PER_ADDRESS: [int(1, 1000), '5'],
+  OBSCURA_VERIFY_ATTEMPTS_PER_MINUTE: [int(1, 1_000_000_000), '10'],
+  OBSCURA_VERIFY_ATTEMPTS_TOTAL: [int(1, 1_000_000_000), '300'],
+  OBSCURA_WEB_SLOWDOWN: [timer, '2s'],
+  OBSCURA_CLEARNET_CLIENT_HEADER: [z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'expected a header name, such as X-Forwarded-For').transform((h) => h.toLowerCase()).optional(), undefined],
 } as const;
 
 const SECRET = new Set(['OBSCURA_MASTER_KEY', 'OBSCURA_SMTP_URL', 'OBSCURA_DATABASE_URL', 'OBSCURA_BLOB_URL']);
@@ -319,16 +328,33 @@ export interface WebSettings {
   sessionIdleMs: number;
   sessionMaxMs: number;
   verifyLinkLifeMs: number;
-  /** Failed sign-ins per address in the window; the next is answered 429. */
+  /** Life of a mailed password-reset link and of a mailed sign-in link (single use). */
+  resetLinkLifeMs: number;
+  signInLinkLifeMs: number;
+  /** An account whose address was not verified within this is deleted by the sweep. */
+  unverifiedAccountLifeMs: number;
+  /** Failed password sign-ins per address in the window; the next password is answered 429 (a key or a mailed link still signs in). */
   signInFailures: number;
-  /** Failed sign-ins for all addresses together in the window. */
+  /** Failed sign-ins per visitor (Tor circuit, I2P destination, clearnet client) in the window. */
+  signInFailuresPerVisitor: number;
+  /** Failed sign-ins for all together in the window, past which each sign-in is slowed down (never refused). */
   signInFailuresTotal: number;
   signInWindowMs: number;
+  /** Sign-ups and mailed-link requests an hour for all together, past which each is slowed down (never refused). */
   signUpsPerHour: number;
-  /** Mails (sign-up, resend) one address gets an hour. */
+  signUpsPerVisitor: number;
+  /** Password-reset and sign-in-link requests an hour per visitor. */
+  mailRequestsPerVisitor: number;
+  /** Mails (sign-up, resend) one address gets an hour; reset and sign-in links: one of each per link life. */
   mailsPerAddress: number;
-  /** Unknown or used verification tokens a minute, for all together. */
+  /** Unknown or used mailed links a minute per visitor. */
   verifyAttemptsPerMinute: number;
+  /** Unknown or used mailed links a minute for all together, past which each is slowed down. */
+  verifyAttemptsTotal: number;
+  /** How long a request waits once a shared threshold above is passed. */
+  slowdownMs: number;
+  /** The header in which the operator's clearnet proxy names the client (last value); absent: the socket's peer. */
+  clearnetClientHeader?: string;
 }
 
 /** What one client may take of the service; each is a setting (README "Limits"). */
@@ -489,12 +515,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionIdleMs: r.OBSCURA_WEB_SESSION_IDLE,
       sessionMaxMs: r.OBSCURA_WEB_SESSION_MAX,
       verifyLinkLifeMs: r.OBSCURA_VERIFY_LINK_LIFE,
+      resetLinkLifeMs: r.OBSCURA_RESET_LINK_LIFE,
+      signInLinkLifeMs: r.OBSCURA_SIGN_IN_LINK_LIFE,
+      unverifiedAccountLifeMs: r.OBSCURA_UNVERIFIED_ACCOUNT_LIFE,
       signInFailures: r.OBSCURA_SIGN_IN_FAILURES,
+      signInFailuresPerVisitor: r.OBSCURA_SIGN_IN_FAILURES_PER_VISITOR,
       signInFailuresTotal: r.OBSCURA_SIGN_IN_FAILURES_TOTAL,
       signInWindowMs: r.OBSCURA_SIGN_IN_WINDOW,
       signUpsPerHour: r.OBSCURA_SIGN_UPS_PER_HOUR,
+      signUpsPerVisitor: r.OBSCURA_SIGN_UPS_PER_VISITOR,
+      mailRequestsPerVisitor: r.OBSCURA_MAIL_REQUESTS_PER_VISITOR,
       mailsPerAddress: r.OBSCURA_MAILS_PER_ADDRESS,
       verifyAttemptsPerMinute: r.OBSCURA_VERIFY_ATTEMPTS_PER_MINUTE,
+      verifyAttemptsTotal: r.OBSCURA_VERIFY_ATTEMPTS_TOTAL,
+      slowdownMs: r.OBSCURA_WEB_SLOWDOWN,
+      clearnetClientHeader: r.OBSCURA_CLEARNET_CLIENT_HEADER,
     },
     version: pkg.version,
   };

@@ -19,6 +19,8 @@ import { TusUploads } from './domain/uploads-tus.ts';
 import { MediaUrls } from './domain/uploads-v1.ts';
 import type { Mailer } from './domain/mail.ts';
 import { SelfService } from './domain/self-service.ts';
+import { AccountRecovery } from './domain/account-recovery.ts';
+import { MailTokens } from './domain/mail-tokens.ts';
 import { WebBrakes } from './domain/web-brakes.ts';
 import { WebSessions } from './domain/web-sessions.ts';
 import { smtpMailer } from './store/mail/smtp.ts';
@@ -72,6 +74,8 @@ export interface Services {
   webSessions: WebSessions;
   /** Sign-up, address verification and sign-in with a password. */
   selfService: SelfService;
+  /** Password reset and sign-in links by mail. */
+  recovery: AccountRecovery;
   /** Set when this start created the master key file. */
   masterKeyCreated?: string;
   close(): Promise<void>;
@@ -98,6 +102,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     pepper: masterKey.derive('api-key-pepper'),
     prefix: config.keyPrefix.current,
     formerPrefixes: config.keyPrefix.former,
+    webSessions: repos.webSessions,
   });
   const maintenance = new Maintenance(repos.settings, config.maintenance.on, config.maintenance.retryAfterS, engine.singleInstance ? 0 : 1000);
   const sessions = new Sessions(repos.sessions, repos.jobs, config.limits);
@@ -142,14 +147,25 @@ export async function createServices(config: Config, opts: { logDestination?: De
     csrfKey: masterKey.derive('web-csrf'),
     limits: config.web,
   });
+  const brakes = new WebBrakes(config.web, engine.counters, masterKey.derive('web-brakes'));
+  const mailTokens = new MailTokens(repos.mailTokens, brakes, masterKey.derive('mail-token'));
   const selfService = new SelfService({
     accounts,
     repo: repos.accounts,
-    tokens: repos.mailTokens,
+    tokens: mailTokens,
     mailer,
-    brakes: new WebBrakes(config.web, engine.counters, masterKey.derive('web-brakes')),
-    tokenKey: masterKey.derive('mail-token'),
+    brakes,
     linkLifeMs: config.web.verifyLinkLifeMs,
+    unverifiedLifeMs: config.web.unverifiedAccountLifeMs,
+  });
+  const recovery = new AccountRecovery({
+    accounts,
+    repo: repos.accounts,
+    tokens: mailTokens,
+    sessions: repos.webSessions,
+    mailer,
+    brakes,
+    lives: { resetMs: config.web.resetLinkLifeMs, signInMs: config.web.signInLinkLifeMs },
   });
   return {
     config,
@@ -174,8 +190,10 @@ export async function createServices(config: Config, opts: { logDestination?: De
     rateLimits: new RateLimits(config.abuse, engine.counters, masterKey.derive('key-brake')),
     webSessions,
     selfService,
+    recovery,
     masterKeyCreated: created,
     async close() {
+      await recovery.settled();
       mailer?.close();
       await jobs.stop();
       await pool.close();

@@ -55,7 +55,13 @@ test('sizes and durations take units; origins are normalised', (t) => {
 test('the web settings: no mail relay by default; a bad relay URL is named but never shown, since it may hold a password', (t) => {
   const c = loadConfig({});
   t.is(c.web.smtpUrl, undefined);
-  t.is(c.web.signInFailures, 10);
+  t.is(c.web.signInFailures, 20);
+  t.is(c.web.signInFailuresPerVisitor, 5);
+  t.is(c.web.unverifiedAccountLifeMs, 24 * 3_600_000);
+  t.is(c.web.resetLinkLifeMs, 30 * 60_000);
+  t.is(c.web.clearnetClientHeader, undefined, 'clearnet clients are told apart by the socket unless the operator names a header');
+  t.is(loadConfig({ OBSCURA_CLEARNET_CLIENT_HEADER: 'X-Real-IP' }).web.clearnetClientHeader, 'x-real-ip');
+  t.throws(() => loadConfig({ OBSCURA_CLEARNET_CLIENT_HEADER: 'X-Real-IP: 1' }), { message: /OBSCURA_CLEARNET_CLIENT_HEADER=.*expected a header name/ });
   t.is(c.web.sessionIdleMs, 30 * 60_000);
   t.is(loadConfig({ OBSCURA_SMTP_URL: 'smtps://u:p@mail.example.org:465' }).web.smtpUrl, 'smtps://u:p@mail.example.org:465');
   const err = t.throws(() => loadConfig({ OBSCURA_SMTP_URL: 'http://user:s3cret-pw@mail.example.org' }), { instanceOf: ConfigError });

@@ -585,7 +585,7 @@ function contract(name: string, open: Open): void {
   it('web sessions: round trip, touch, delete, per account, expired', async (t, r) => {
     await r.accounts.insert(account('acc'));
     await r.accounts.insert(account('other'));
-    const ws = (digest: Buffer, accountId: string, expiresAt: number): WebSessionRow => ({ digest, accountId, createdAt: T0, seenAt: T0 + 1, expiresAt });
+    const ws = (digest: Buffer, accountId: string, expiresAt: number): WebSessionRow => ({ digest, accountId, createdAt: T0, seenAt: T0 + 1, expiresAt, network: 'onion', method: 'password', keyId: null });
     const w1 = ws(allBytes(), 'acc', T0 + 100);
     await r.webSessions.insert(w1);
     await r.webSessions.insert(ws(bytes(1), 'acc', T0 + 10));
@@ -608,6 +608,74 @@ function contract(name: string, open: Open): void {
     t.deepEqual((await r.webSessions.byDigest(bytes(4)))?.accountId, 'other');
     await r.webSessions.delete(bytes(4));
     t.is(await r.webSessions.byDigest(bytes(4)), undefined);
+  });
+
+  it('web sessions: network and way in round-trip; listed per account newest first; ended per key and all but one', async (t, r) => {
+    await r.accounts.insert(account('acc'));
+    await r.accounts.insert(account('other'));
+    const ws = (digest: Buffer, accountId: string, createdAt: number, over: Partial<WebSessionRow> = {}): WebSessionRow => ({
+      digest,
+      accountId,
+      createdAt,
+      seenAt: createdAt,
+      expiresAt: T0 + 2 ** 40,
+      network: 'clearnet',
+      method: 'password',
+      keyId: null,
+      ...over,
+    });
+    const byKey = ws(bytes(1), 'acc', T0 + 1, { network: 'i2p', method: 'key', keyId: 'key_stolen' });
+    await r.webSessions.insert(byKey);
+    await r.webSessions.insert(ws(bytes(2), 'acc', T0 + 3, { network: 'onion', method: 'link' }));
+    await r.webSessions.insert(ws(bytes(3), 'acc', T0 + 2, { method: 'key', keyId: 'key_other' }));
+    await r.webSessions.insert(ws(bytes(4), 'other', T0 + 4, { method: 'key', keyId: 'key_stolen' }));
+    t.deepEqual(await r.webSessions.byDigest(bytes(1)), byKey);
+    t.deepEqual((await r.webSessions.listForAccount('acc')).map((w) => w.digest[0]), [2, 3, 1], 'newest first');
+    t.deepEqual(await r.webSessions.listForAccount('nobody'), []);
+    t.is(await r.webSessions.deleteForKey('key_stolen'), 2);
+    t.is(await r.webSessions.deleteForKey('key_stolen'), 0);
+    t.deepEqual((await r.webSessions.listForAccount('acc')).map((w) => w.digest[0]), [2, 3]);
+    t.is(await r.webSessions.deleteForAccount('acc', bytes(3)), 1, 'all but the one kept');
+    t.deepEqual((await r.webSessions.listForAccount('acc')).map((w) => w.digest[0]), [3]);
+  });
+
+  it('mail tokens: voided per account and purpose', async (t, r) => {
+    await r.accounts.insert(account('acc'));
+    await r.accounts.insert(account('other'));
+    const tok = (digest: Buffer, accountId: string, purpose: MailTokenRow['purpose']): MailTokenRow => ({ digest, accountId, purpose, createdAt: T0, expiresAt: T0 + 2 ** 35, usedAt: null });
+    await r.mailTokens.insert(tok(bytes(1), 'acc', 'verify'));
+    await r.mailTokens.insert(tok(bytes(2), 'acc', 'verify'));
+    await r.mailTokens.insert(tok(bytes(3), 'acc', 'reset'));
+    await r.mailTokens.insert(tok(bytes(4), 'other', 'verify'));
+    await r.mailTokens.insert(tok(bytes(5), 'acc', 'sign-in'));
+    t.deepEqual(await r.mailTokens.byDigest(bytes(5)), tok(bytes(5), 'acc', 'sign-in'));
+    t.is(await r.mailTokens.deleteForAccount('acc', 'verify'), 2);
+    t.is(await r.mailTokens.byDigest(bytes(1)), undefined);
+    t.truthy(await r.mailTokens.byDigest(bytes(3)), 'another purpose stays');
+    t.truthy(await r.mailTokens.byDigest(bytes(4)), 'another account stays');
+  });
+
+  it('accounts: unverified ones are deleted by age with their keys, sessions and links; verified ones and those with upload sessions stay', async (t, r) => {
+    await r.accounts.insert(account('old', 'old@example.org', { createdAt: T0 }));
+    await r.accounts.insert(account('young', 'young@example.org', { createdAt: T0 + 100 }));
+    await r.accounts.insert(account('kept', 'kept@example.org', { createdAt: T0, verifiedAt: T0 + 1 }));
+    await r.accounts.insert(account('busy', 'busy@example.org', { createdAt: T0 }));
+    await r.sessions.insert(session('ses', 'busy'));
+    await r.apiKeys.insert({ id: 'k_old', accountId: 'old', prefix: 'sw_', last4: 'abcd', digest: bytes(9), createdAt: T0, expiresAt: null, revokedAt: null });
+    await r.webSessions.insert({ digest: bytes(1), accountId: 'old', createdAt: T0, seenAt: T0, expiresAt: T0 + 2 ** 40, network: 'clearnet', method: 'password', keyId: null });
+    await r.mailTokens.insert({ digest: bytes(2), accountId: 'old', purpose: 'verify', createdAt: T0, expiresAt: T0 + 2 ** 35, usedAt: null });
+    t.is(await r.accounts.deleteUnverified(T0 + 50, 'young'), 0, 'too young');
+    t.is(await r.accounts.deleteUnverified(T0 + 50), 1);
+    t.is(await r.accounts.byId('old'), undefined);
+    t.is(await r.accounts.byEmail('old@example.org'), undefined);
+    t.is(await r.apiKeys.byId('k_old'), undefined);
+    t.is(await r.webSessions.byDigest(bytes(1)), undefined);
+    t.is(await r.mailTokens.byDigest(bytes(2)), undefined);
+    for (const id of ['young', 'kept', 'busy']) t.truthy(await r.accounts.byId(id), id);
+    t.is(await r.accounts.deleteUnverified(T0 + 1000, 'young'), 1, 'one by id');
+    t.is(await r.accounts.deleteUnverified(T0 + 1000), 0);
+    await r.accounts.insert(account('again', 'old@example.org'));
+    t.is((await r.accounts.byEmail('old@example.org'))?.id, 'again', 'the address is free again');
   });
 
   it('mail tokens: round trip, used once, expired ones deleted', async (t, r) => {

@@ -346,14 +346,14 @@ test.serial('the sign-in brake holds across instances: failures for one address 
   const tries: string[] = [];
   for (let i = 0; i < 5; i++) {
     const s = i % 2 ? two : one;
-    tries.push(await s.selfService.signIn({ email: 'person@example.org', password: `wrong ${i}` }).then(() => 'in', (err: { code: string }) => err.code));
+    tries.push(await s.selfService.signIn({ email: 'person@example.org', password: `wrong ${i}` }, `client:visitor ${i}`).then(() => 'in', (err: { code: string }) => err.code));
   }
   t.deepEqual(tries, ['sign_in_failed', 'sign_in_failed', 'sign_in_failed', 'sign_in_failed', 'rate_limited']);
-  const right = await two.selfService.signIn({ email: 'person@example.org', password: 'correct horse battery staple' }).catch((err: { code: string }) => err.code);
-  t.is(right, 'rate_limited', 'the address is braked on every instance, even for the right password');
+  const right = await two.selfService.signIn({ email: 'person@example.org', password: 'correct horse battery staple' }, 'client:the owner').catch((err: { code: string }) => err.code);
+  t.is(right, 'rate_limited', 'the address’s password is braked on every instance, even for the right password, whoever tries it');
   const other = await one.accounts.create('other@example.org', { verified: true });
   await one.selfService.setPassword(other, 'another good passphrase');
-  t.is((await two.selfService.signIn({ email: 'other@example.org', password: 'another good passphrase' })).id, other.id, 'another address is not braked');
+  t.is((await two.selfService.signIn({ email: 'other@example.org', password: 'another good passphrase' }, 'client:visitor 0')).id, other.id, 'another address is not braked');
 });
 
 test.serial('a TUS upload resumed on another instance while its broken PATCH still holds it on the first: the first is asked to let go, and the upload completes', async (t) => {

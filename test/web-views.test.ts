@@ -10,6 +10,7 @@ import { signInView } from '../src/http/web/views/sign-in.ts';
 import { signUpSentView, signUpView } from '../src/http/web/views/sign-up.ts';
 import { verifyView } from '../src/http/web/views/verify.ts';
 import { accountView } from '../src/http/web/views/account.ts';
+import { forgotView, linkSentView, refuseView, resetView, signInLinkView } from '../src/http/web/views/recovery.ts';
 import { productFormView, type FormLimits, type Product } from '../src/http/web/views/forms.ts';
 import { convertResultView, jobView, stegoResultView, type JobInfo, type ResultFile } from '../src/http/web/views/job.ts';
 import { analyseReportView, type AnalyseItem } from '../src/http/web/views/report.ts';
@@ -172,7 +173,7 @@ test('the home page says what is kept and what is not', (t) => {
 });
 
 test('sign in: two forms, the e-mail refilled and escaped, no password refilled', (t) => {
-  const out = doc(signInView({ csrf: CSRF, email: `"${EVIL}` }), { signedIn: null });
+  const out = doc(signInView({ csrf: CSRF, email: `"${EVIL}`, mail: false }), { signedIn: null });
   checkDocument(t, out, 'sign in');
   const forms = [...out.matchAll(/<form method="post" action="\/sign-in"[\s\S]*?<\/form>/g)].map((m) => m[0]);
   t.is(forms.length, 2);
@@ -231,7 +232,7 @@ test('account: the new key once, the keys and their states, revoke only the acti
     { id: 'k3', shown: 'sw_old…', createdAt: Date.UTC(2025, 5, 1), expiresAt: now - 1000, revokedAt: null },
     { id: 'k4', shown: 'sw_later…', createdAt: Date.UTC(2026, 0, 3), expiresAt: Date.UTC(2099, 11, 31, 23, 59), revokedAt: null },
   ];
-  const out = doc(accountView({ csrf: CSRF, email: EVIL, verified: false, keys, newKey: 'sw_NEWKEY<1>', resendable: true }), { signedIn: { email: EVIL } });
+  const out = doc(accountView({ csrf: CSRF, email: EVIL, verified: false, keys, sessions: [], newKey: 'sw_NEWKEY<1>', resendable: true }), { signedIn: { email: EVIL } });
   checkDocument(t, out, 'account');
   t.regex(out, /<(code|output) id="new-key"[^>]*>sw_NEWKEY&lt;1&gt;<\/(code|output)>/);
   t.regex(out, /will not be shown again/);
@@ -247,11 +248,60 @@ test('account: the new key once, the keys and their states, revoke only the acti
   t.regex(out, /<form method="post" action="\/account\/keys"[^>]*>[\s\S]*?Create a key/);
   t.false(out.includes(EVIL));
 
-  const plain = doc(accountView({ csrf: CSRF, email: 'ada@example.org', verified: true, keys: [], resendable: true }));
+  const plain = doc(accountView({ csrf: CSRF, email: 'ada@example.org', verified: true, keys: [], sessions: [], resendable: true }));
   checkDocument(t, plain, 'account verified');
   t.notRegex(plain, /id="new-key"|verify-mail/);
-  const noResend = doc(accountView({ csrf: CSRF, email: 'a@b.c', verified: false, keys: [], resendable: false }));
+  const noResend = doc(accountView({ csrf: CSRF, email: 'a@b.c', verified: false, keys: [], sessions: [], resendable: false }));
   t.notRegex(noResend, /verify-mail/);
+});
+
+test('account: the web sessions with when, network and way in; "End" for the others, none for this browser', (t) => {
+  const sessions = [
+    { id: `x"${EVIL}`, openedAt: Date.UTC(2026, 0, 2, 3, 4), seenAt: Date.UTC(2026, 0, 2, 5, 6), network: 'onion' as const, method: 'key' as const, current: false },
+    { id: 'mine', openedAt: Date.UTC(2026, 0, 1), seenAt: Date.UTC(2026, 0, 1), network: 'clearnet' as const, method: 'password' as const, current: true },
+    { id: 'l', openedAt: Date.UTC(2026, 0, 1), seenAt: Date.UTC(2026, 0, 1), network: 'i2p' as const, method: 'link' as const, current: false },
+  ];
+  const out = doc(accountView({ csrf: CSRF, email: 'ada@example.org', verified: true, keys: [], sessions, resendable: false }));
+  checkDocument(t, out, 'account sessions');
+  const rows = [...out.matchAll(/<tr class="session">[\s\S]*?<\/tr>/g)].map((m) => m[0]);
+  t.is(rows.length, 3);
+  t.regex(rows[0], /2026-01-02 03:04 UTC[\s\S]*2026-01-02 05:06 UTC[\s\S]*<td>Tor onion<\/td>\s*<td>API key<\/td>/);
+  t.regex(rows[0], /action="\/account\/sessions\/end"[\s\S]*name="session" value="x&quot;&lt;img src=x onerror=1&gt;"/);
+  t.regex(rows[1], /this browser[\s\S]*<td>web<\/td>\s*<td>password<\/td>/);
+  t.notRegex(rows[1], /<form/);
+  t.regex(rows[2], /<td>I2P<\/td>\s*<td>mailed link<\/td>/);
+  t.regex(out, /action="\/account\/sessions\/end-others"[\s\S]*End all other sessions/);
+  t.false(out.includes(EVIL));
+  const alone = doc(accountView({ csrf: CSRF, email: 'ada@example.org', verified: true, keys: [], sessions: [sessions[1]], resendable: false }));
+  t.notRegex(alone, /end-others/);
+});
+
+test('the mailed links: sign in by mail, forgot, reset, sign-in link and refusal pages', (t) => {
+  const signIn = doc(signInView({ csrf: CSRF, email: `"${EVIL}`, mail: true }), { signedIn: null });
+  checkDocument(t, signIn, 'sign in with mail');
+  t.regex(signIn, /<form method="post" action="\/sign-in\/mail"[\s\S]*?id="link-email"[^>]*value="&quot;&lt;img src=x onerror=1&gt;"[\s\S]*?Mail me a sign-in link/);
+  t.regex(signIn, /href="\/forgot"/);
+  const forgot = doc(forgotView({ csrf: CSRF, email: EVIL }), { signedIn: null });
+  checkDocument(t, forgot, 'forgot');
+  t.regex(forgot, /<form method="post" action="\/forgot"[^>]*>\s*<input type="hidden" name="csrf"/);
+  const sent = doc(linkSentView({ email: EVIL }), { signedIn: null });
+  checkDocument(t, sent, 'link sent');
+  t.regex(sent, /If <strong class="email">&lt;img src=x onerror=1&gt;<\/strong> has an account here/);
+  const reset = doc(resetView({ csrf: CSRF, token: 'tok"en', minPassword: 12, state: 'form' }), { signedIn: null });
+  checkDocument(t, reset, 'reset');
+  t.regex(reset, /<form method="post" action="\/reset"[^>]*>\s*<input type="hidden" name="csrf"[^>]*>\s*<input type="hidden" name="token" value="tok&quot;en">/);
+  t.regex(reset, /name="password_again"[^>]*minlength="12"/);
+  const dead = doc(resetView({ csrf: CSRF, token: '', minPassword: 12, state: 'invalid' }), { signedIn: null });
+  checkDocument(t, dead, 'reset invalid');
+  t.notRegex(dead, /action="\/reset"/);
+  const link = doc(signInLinkView({ csrf: CSRF, token: 'tok"en', state: 'confirm' }), { signedIn: null });
+  checkDocument(t, link, 'sign-in link');
+  t.regex(link, /action="\/sign-in\/link"[\s\S]*value="tok&quot;en"[\s\S]*Sign me in/);
+  for (const state of ['confirm', 'done', 'invalid'] as const) {
+    const refuse = doc(refuseView({ csrf: CSRF, token: 'tok"en', state }), { signedIn: null });
+    checkDocument(t, refuse, `refuse ${state}`);
+    t.is(/action="\/refuse"/.test(refuse), state === 'confirm', state);
+  }
 });
 
 test('the four product forms: names, order, labels and hints', (t) => {

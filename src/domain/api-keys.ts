@@ -1,7 +1,7 @@
 // API keys: shown once, stored only as an HMAC under a server pepper, compared in constant
 // time. New keys carry the current prefix; keys with a former prefix stay valid.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, ApiKeyRepository } from './ports.ts';
+import type { Account, ApiKeyRepository, WebSessionRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
@@ -22,9 +22,11 @@ export class ApiKeys {
   readonly #pepper: Buffer;
   readonly #current: string;
   readonly #prefixes: string[];
+  readonly #webSessions: WebSessionRepository | undefined;
 
-  constructor(opts: { repo: ApiKeyRepository; accounts: Accounts; pepper: Buffer; prefix: string; formerPrefixes: string[] }) {
+  constructor(opts: { repo: ApiKeyRepository; accounts: Accounts; pepper: Buffer; prefix: string; formerPrefixes: string[]; webSessions?: WebSessionRepository }) {
     this.#repo = opts.repo;
+    this.#webSessions = opts.webSessions;
     this.#accounts = opts.accounts;
     this.#pepper = opts.pepper;
     this.#current = opts.prefix;
@@ -62,13 +64,20 @@ export class ApiKeys {
     }));
   }
 
+  /** Revokes the key and ends the web sessions it signed in: whoever held it is out everywhere. */
   async revoke(id: string): Promise<void> {
     if (!(await this.#repo.byId(id))) throw new AppError('not_found', 'key_not_found', 'no key with that id');
     await this.#repo.revoke(id, Date.now());
+    await this.#webSessions?.deleteForKey(id);
   }
 
   /** The account a presented key belongs to, or an `unauthorized` error with one of the five codes. */
   async authenticate(presented: string | undefined, header = 'X-Api-Key'): Promise<Account> {
+    return (await this.authenticateKey(presented, header)).account;
+  }
+
+  /** As authenticate(), with the key's id (a web session signed in with it remembers it). */
+  async authenticateKey(presented: string | undefined, header = 'X-Api-Key'): Promise<{ account: Account; keyId: string }> {
     if (presented === undefined || presented === '') {
       throw new AppError('unauthorized', 'missing_api_key', `An API key is required: send it in the ${header} header.`);
     }
@@ -94,7 +103,7 @@ export class ApiKeys {
         'The account that owns this key has not verified its e-mail address. Verify it and this same key will work.',
       );
     }
-    return account;
+    return { account, keyId: row.id };
   }
 
   #digest(key: string): Buffer {

@@ -23,6 +23,12 @@ export interface AccountRepository {
   /** The argon2id hash (PHC string) of the account's web password; undefined when it has none. */
   passwordHash(id: string): Promise<string | undefined>;
   setPasswordHash(id: string, hash: string | null): Promise<void>;
+  /**
+   * Deletes accounts whose address was never verified, created at or before `createdBefore`
+   * (only `id` when given), with their keys, web sessions and mail links; an account that has
+   * upload sessions is kept. How many accounts went.
+   */
+  deleteUnverified(createdBefore: number, id?: string): Promise<number>;
 }
 
 /** A person signed in to the web pages. The cookie's token is never stored, only its HMAC. */
@@ -33,22 +39,33 @@ export interface WebSessionRow {
   seenAt: number;
   /** The earlier of inactivity and the absolute limit, moved on at every request. */
   expiresAt: number;
+  /** The network it was opened on, and how: with a password, an API key (keyId) or a mailed link. */
+  network: 'clearnet' | 'onion' | 'i2p';
+  method: 'password' | 'key' | 'link';
+  keyId: string | null;
 }
 
 export interface WebSessionRepository {
   insert(row: WebSessionRow): Promise<void>;
   byDigest(digest: Buffer): Promise<WebSessionRow | undefined>;
+  /** The account's sessions, newest first. */
+  listForAccount(accountId: string): Promise<WebSessionRow[]>;
   touch(digest: Buffer, seenAt: number, expiresAt: number): Promise<void>;
   delete(digest: Buffer): Promise<void>;
-  deleteForAccount(accountId: string): Promise<number>;
+  /** Every session of the account except `keep` (the one asking), when given. */
+  deleteForAccount(accountId: string, keep?: Buffer): Promise<number>;
+  /** The sessions signed in with this API key. */
+  deleteForKey(keyId: string): Promise<number>;
   deleteExpired(at: number): Promise<number>;
 }
 
-/** A single-use link sent by mail (the address verification); only its HMAC is stored. */
+export type MailTokenPurpose = 'verify' | 'reset' | 'sign-in';
+
+/** A single-use link sent by mail (address verification, password reset, sign-in); only its HMAC is stored. */
 export interface MailTokenRow {
   digest: Buffer;
   accountId: string;
-  purpose: 'verify';
+  purpose: MailTokenPurpose;
   createdAt: number;
   expiresAt: number;
   usedAt: number | null;
@@ -59,6 +76,8 @@ export interface MailTokenRepository {
   byDigest(digest: Buffer): Promise<MailTokenRow | undefined>;
   /** Marks the token used unless it was used before; true when this call used it. */
   use(digest: Buffer, at: number): Promise<boolean>;
+  /** The account's links of this purpose (a newer sign-up or reset makes the old ones void). */
+  deleteForAccount(accountId: string, purpose: MailTokenPurpose): Promise<number>;
   deleteExpired(at: number): Promise<number>;
 }
 

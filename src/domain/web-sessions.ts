@@ -6,9 +6,21 @@
 // Visitors who are not signed in get a token too (for the sign-in and sign-up forms); it is
 // just as random but maps to no row.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Account, AccountRepository, WebSessionRepository } from './ports.ts';
+import type { Account, AccountRepository, WebSessionRepository, WebSessionRow } from './ports.ts';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export type SignedInBy = { network: WebSessionRow['network'] } & ({ method: 'password' | 'link' } | { method: 'key'; keyId: string });
+
+export interface WebSessionListing {
+  /** The row's digest, base64url: names the session on the page without being its token. */
+  id: string;
+  openedAt: number;
+  seenAt: number;
+  network: WebSessionRow['network'];
+  method: WebSessionRow['method'];
+  current: boolean;
+}
 
 export interface WebSessionLimits {
   sessionIdleMs: number;
@@ -35,11 +47,53 @@ export class WebSessions {
     return randomBytes(32).toString('base64url');
   }
 
-  /** Signs the account in under a new token (never the one the browser had: no fixation). */
-  async open(account: Account, now = Date.now()): Promise<string> {
+  /**
+   * Signs the account in under a new token (never the one the browser had: no fixation),
+   * noting the network and how (a key's id, so that revoking the key ends the session).
+   */
+  async open(account: Account, how: SignedInBy, now = Date.now()): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.#rows.insert({ digest: this.#digest(token), accountId: account.id, createdAt: now, seenAt: now, expiresAt: this.#expiry(now, now) });
+    await this.#rows.insert({
+      digest: this.#digest(token),
+      accountId: account.id,
+      createdAt: now,
+      seenAt: now,
+      expiresAt: this.#expiry(now, now),
+      network: how.network,
+      method: how.method,
+      keyId: how.method === 'key' ? how.keyId : null,
+    });
     return token;
+  }
+
+  /** The account's sessions as its page lists them; `current` marks the one asking. */
+  async list(accountId: string, currentToken: string | undefined, now = Date.now()): Promise<WebSessionListing[]> {
+    const current = currentToken && TOKEN.test(currentToken) ? this.#digest(currentToken) : undefined;
+    return (await this.#rows.listForAccount(accountId))
+      .filter((r) => r.expiresAt > now)
+      .map((r) => ({
+        id: r.digest.toString('base64url'),
+        openedAt: r.createdAt,
+        seenAt: r.seenAt,
+        network: r.network,
+        method: r.method,
+        current: !!current && current.equals(r.digest),
+      }));
+  }
+
+  /** Ends one of the account's sessions by its listed id; false when it has no such session. */
+  async end(accountId: string, id: string): Promise<boolean> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return false;
+    const digest = Buffer.from(id, 'base64url');
+    const row = await this.#rows.byDigest(digest);
+    if (!row || row.accountId !== accountId) return false;
+    await this.#rows.delete(digest);
+    return true;
+  }
+
+  /** Ends every session of the account but the one of `token`. */
+  endOthers(accountId: string, token: string): Promise<number> {
+    return this.#rows.deleteForAccount(accountId, this.#digest(token));
   }
 
   /** The signed-in account of a token, moving the inactivity limit on; undefined when none. */

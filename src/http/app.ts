@@ -12,6 +12,7 @@ import type { Uploads } from '../domain/uploads.ts';
 import type { DirectUploads } from '../domain/uploads-direct.ts';
 import type { TusUploads } from '../domain/uploads-tus.ts';
 import type { MediaUrls } from '../domain/uploads-v1.ts';
+import type { AccountRecovery } from '../domain/account-recovery.ts';
 import type { SelfService } from '../domain/self-service.ts';
 import type { WebSessions } from '../domain/web-sessions.ts';
 import type { Locker } from '../domain/ports.ts';
@@ -57,6 +58,7 @@ export interface AppDeps {
   rateLimits: RateLimits;
   webSessions: WebSessions;
   selfService: SelfService;
+  recovery: AccountRecovery;
   locker: Locker;
 }
 

@@ -214,6 +214,9 @@ export interface WebSessionRecord {
   created_at: number;
   seen_at: number;
   expires_at: number;
+  network: WebSessionRow['network'];
+  method: WebSessionRow['method'];
+  key_id: string | null;
 }
 
 export const toWebSession = (r: WebSessionRecord): WebSessionRow => ({
@@ -222,12 +225,15 @@ export const toWebSession = (r: WebSessionRecord): WebSessionRow => ({
   createdAt: r.created_at,
   seenAt: r.seen_at,
   expiresAt: r.expires_at,
+  network: r.network,
+  method: r.method,
+  keyId: r.key_id,
 });
 
 export interface MailTokenRecord {
   digest: Uint8Array;
   account_id: string;
-  purpose: 'verify';
+  purpose: MailTokenRow['purpose'];
   created_at: number;
   expires_at: number;
   used_at: number | null;

@@ -11,9 +11,12 @@ export class WebClient {
   cookie = '';
   csrf = '';
   readonly base: string;
+  /** Sent with every request: what names this visitor (the clearnet proxy's client header, i2pd's destination). */
+  readonly extra: Record<string, string>;
 
-  constructor(base: string) {
+  constructor(base: string, extra: Record<string, string> = {}) {
     this.base = base;
+    this.extra = extra;
   }
 
   async get(path: string): Promise<Answer> {
@@ -37,7 +40,7 @@ export class WebClient {
   }
 
   #headers(): Record<string, string> {
-    return this.cookie ? { cookie: this.cookie } : {};
+    return this.cookie ? { ...this.extra, cookie: this.cookie } : { ...this.extra };
   }
 
   async #keep(res: Response): Promise<Answer> {

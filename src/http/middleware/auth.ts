@@ -35,16 +35,16 @@ export async function identify(
   limits: RateLimits | undefined,
   presented: string | undefined,
   header: 'X-Api-Key' | 'api_key',
-): Promise<{ account: Account } | { braked: Refusal }> {
+): Promise<{ account: Account; keyId: string } | { braked: Refusal }> {
   const braked = await limits?.keyCheck(presented);
   if (braked) return { braked };
-  let account: Account;
+  let found: { account: Account; keyId: string };
   try {
-    account = await apiKeys.authenticate(presented, header);
+    found = await apiKeys.authenticateKey(presented, header);
   } catch (err) {
     if (limits && presented !== undefined && err instanceof AppError && err.code === 'invalid_api_key') await limits.keyRejected(presented);
     throw err;
   }
   await limits?.keyAccepted(presented!);
-  return { account };
+  return found;
 }

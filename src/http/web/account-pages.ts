@@ -1,16 +1,18 @@
 // The pages about the person: home, sign-in (password or API key), sign-up, the address
-// verification link, the account with its keys, sign-out.
+// verification link, the account with its keys and web sessions, sign-out. The mailed links for
+// reset and sign-in are in recovery-pages.ts.
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import { AppError } from '../../domain/errors.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { SelfService, MailLinks } from '../../domain/self-service.ts';
-import type { WebSessions } from '../../domain/web-sessions.ts';
+import type { SignedInBy, WebSessions } from '../../domain/web-sessions.ts';
 import { PASSWORD_MIN } from '../../domain/passwords.ts';
 import type { Account } from '../../domain/ports.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { identify } from '../middleware/auth.ts';
+import { visitorId } from '../visitor-id.ts';
 import { readForm, type Fields } from './form.ts';
 import { refusedNotice, render } from './respond.ts';
 import { switchVisitor } from './visitor.ts';
@@ -24,13 +26,22 @@ export interface AccountPageDeps {
   apiKeys: ApiKeys;
   webSessions: WebSessions;
   selfService: SelfService;
+  /** The header the clearnet proxy names the client in (config.web.clearnetClientHeader). */
+  clientHeader?: string;
   limits: { fileMaxBytes: number; sessionMaxFiles: number; expiryDefault: string; expiryMax: string };
 }
 
-const one = (f: Fields, name: string) => f[name]?.[0] ?? '';
+export const one = (f: Fields, name: string) => f[name]?.[0] ?? '';
 
 /** Mail links on the network the request came in on: a sign-up over the onion gets an onion link. */
-const linksFor = (ctx: Ctx): MailLinks => ({ verify: (token) => urlFor(ctx, `/verify?token=${token}`), signIn: urlFor(ctx, '/sign-in') });
+export const linksFor = (ctx: Ctx): MailLinks => ({
+  verify: (token) => urlFor(ctx, `/verify?token=${token}`),
+  refuse: (token) => urlFor(ctx, `/refuse?token=${token}`),
+  reset: (token) => urlFor(ctx, `/reset?token=${token}`),
+  signInWith: (token) => urlFor(ctx, `/sign-in/link?token=${token}`),
+  signIn: urlFor(ctx, '/sign-in'),
+  forgot: urlFor(ctx, '/forgot'),
+});
 
 /** The signed-in account, or a 303 to the sign-in page. */
 export function person(ctx: Ctx): Account | undefined {
@@ -52,25 +63,30 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
 
   router.get('/sign-in', (ctx) => {
     if (ctx.state.web!.account) return ctx.redirect('/account');
-    render(ctx, { title: 'Sign in' }, signInView({ csrf: ctx.state.web!.csrf }));
+    render(ctx, { title: 'Sign in' }, signInView({ csrf: ctx.state.web!.csrf, mail: d.selfService.signUpOpen }));
   });
 
   router.post('/sign-in', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
     let account: Account;
+    let how: SignedInBy;
+    const network = ctx.state.network;
     try {
       if (one(f, 'method') === 'key') {
+        // a key is not braked per address: it is the way in for a person whose password is
         const found = await identify(d.apiKeys, ctx.state.limits, one(f, 'api_key').trim() || undefined, 'X-Api-Key');
         if ('braked' in found) throw refusalError(found.braked);
         account = found.account;
+        how = { network, method: 'key', keyId: found.keyId };
       } else {
-        account = await d.selfService.signIn({ email: one(f, 'email'), password: one(f, 'password') });
+        account = await d.selfService.signIn({ email: one(f, 'email'), password: one(f, 'password') }, visitorId(ctx, d.clientHeader));
+        how = { network, method: 'password' };
       }
     } catch (err) {
       const notice = refusedNotice(ctx, err);
-      return render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
+      return render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen }), ctx.status);
     }
-    await switchVisitor(ctx, d.webSessions, account);
+    await switchVisitor(ctx, d.webSessions, { account, how });
     ctx.status = 303;
     ctx.redirect('/account');
   });
@@ -89,7 +105,8 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
   router.post('/sign-up', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
     try {
-      const { email } = await d.selfService.signUp({ email: one(f, 'email'), password: one(f, 'password'), passwordAgain: one(f, 'password_again') }, linksFor(ctx));
+      const input = { email: one(f, 'email'), password: one(f, 'password'), passwordAgain: one(f, 'password_again') };
+      const { email } = await d.selfService.signUp(input, linksFor(ctx), visitorId(ctx, d.clientHeader));
       render(ctx, { title: 'Check your mail' }, signUpSentView({ email }));
     } catch (err) {
       const notice = refusedNotice(ctx, err);
@@ -108,7 +125,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
   router.post('/verify', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
     try {
-      const account = await d.selfService.verify(one(f, 'token'));
+      const account = await d.selfService.verify(one(f, 'token'), visitorId(ctx, d.clientHeader));
       const web = ctx.state.web!;
       if (web.account?.id === account.id) web.account = account;
       render(ctx, { title: 'Address verified', notice: { kind: 'ok', message: 'Your address is verified: your API keys work now.' } }, verifyView({ csrf: web.csrf, token: '', state: 'done' }));
@@ -127,6 +144,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         email: account.email,
         verified: account.verifiedAt !== null,
         keys: await d.apiKeys.list(account.email),
+        sessions: await d.webSessions.list(account.id, ctx.state.web!.token),
         newKey: extra.newKey,
         resendable: account.verifiedAt === null && d.selfService.signUpOpen,
       }),
@@ -158,7 +176,34 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     const id = one(f, 'key_id');
     if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
     await d.apiKeys.revoke(id);
-    await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere.' } });
+    // this browser's own session ends with it when the key signed it in
+    if (!(await d.webSessions.resolve(ctx.state.web!.token))) {
+      await switchVisitor(ctx, d.webSessions, undefined);
+      ctx.status = 303;
+      return ctx.redirect('/sign-in');
+    }
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere, and the web sessions it signed in are ended.' } });
+  });
+
+  router.post('/account/sessions/end', async (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    const f = await readForm(ctx, csrf(ctx));
+    if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('not_found', 'session_not_found', 'No such session on your account; it may have ended already.');
+    if (!(await d.webSessions.resolve(ctx.state.web!.token))) {
+      await switchVisitor(ctx, d.webSessions, undefined);
+      ctx.status = 303;
+      return ctx.redirect('/sign-in');
+    }
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The session is ended: that browser is signed out.' } });
+  });
+
+  router.post('/account/sessions/end-others', async (ctx) => {
+    const account = person(ctx);
+    if (!account) return;
+    await readForm(ctx, csrf(ctx));
+    const n = await d.webSessions.endOthers(account.id, ctx.state.web!.token);
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: `${n} other session${n === 1 ? ' is' : 's are'} ended: only this browser is signed in.` } });
   });
 
   router.post('/account/verify-mail', async (ctx) => {

@@ -4,6 +4,7 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config.ts';
+import type { AccountRecovery } from '../../domain/account-recovery.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
@@ -19,6 +20,7 @@ import { STEGO_IMAGE_FORMATS } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS } from '../../media/stego/video.ts';
 import type { AppState, Mw } from '../context.ts';
 import { accountPages } from './account-pages.ts';
+import { recoveryPages } from './recovery-pages.ts';
 import { jobPages } from './job-pages.ts';
 import { productPages } from './product-pages.ts';
 import { webErrors } from './respond.ts';
@@ -35,6 +37,7 @@ export interface WebDeps {
   results: JobResults;
   webSessions: WebSessions;
   selfService: SelfService;
+  recovery: AccountRecovery;
 }
 
 const CSS = readFileSync(new URL('./static/obscura.css', import.meta.url));
@@ -76,7 +79,8 @@ export function webRoutes(d: WebDeps): Router<AppState> {
   const pages = newRouter();
   pages.use(webErrors(d.log), webVisitor(d.webSessions), accountRequests());
   for (const r of [
-    accountPages({ ...d, limits }),
+    accountPages({ ...d, limits, clientHeader: d.config.web.clearnetClientHeader }),
+    recoveryPages({ ...d, clientHeader: d.config.web.clearnetClientHeader }),
     productPages({
       ...d,
       formLimits: {

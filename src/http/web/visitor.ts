@@ -1,7 +1,7 @@
 // Who is at the web pages: every visitor holds a random token in an HttpOnly, SameSite=Strict
 // cookie (Secure, with the __Host- prefix, on an https origin). Signed in, the token maps to a
 // web session; either way the forms' CSRF token is derived from it.
-import type { WebSessions } from '../../domain/web-sessions.ts';
+import type { SignedInBy, WebSessions } from '../../domain/web-sessions.ts';
 import type { Account } from '../../domain/ports.ts';
 import type { Ctx, Mw } from '../context.ts';
 
@@ -45,9 +45,10 @@ export function webVisitor(sessions: WebSessions): Mw {
 }
 
 /** Signs the visitor in under a new token, or out (a new anonymous one). */
-export async function switchVisitor(ctx: Ctx, sessions: WebSessions, account: Account | undefined): Promise<void> {
+export async function switchVisitor(ctx: Ctx, sessions: WebSessions, to: { account: Account; how: SignedInBy } | undefined): Promise<void> {
   await sessions.close(ctx.state.web?.token);
-  const token = account ? await sessions.open(account) : sessions.anonymous();
+  const account = to?.account;
+  const token = to ? await sessions.open(to.account, to.how) : sessions.anonymous();
   setToken(ctx, token);
   ctx.state.web = { token, account, csrf: sessions.csrf(token) };
 }

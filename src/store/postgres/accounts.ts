@@ -1,7 +1,7 @@
 import type { Account, AccountRepository } from '../../domain/ports.ts';
 import type { AccountAddresses } from '../account-addresses.ts';
 import { ACCOUNT_COLUMNS, toAccount, type AccountRecord } from '../rows.ts';
-import { query, type Param, type PgDb } from './db.ts';
+import { query, tx, type Param, type PgDb } from './db.ts';
 
 /** Accounts; the address is stored as its HMAC and sealed (store/account-addresses.ts), never as text. */
 export class PostgresAccounts implements AccountRepository {
@@ -61,5 +61,20 @@ export class PostgresAccounts implements AccountRepository {
 
   async setPasswordHash(id: string, hash: string | null): Promise<void> {
     await query(this.db.pool, 'UPDATE accounts SET password_hash = $1 WHERE id = $2', [hash, id]);
+  }
+
+  async deleteUnverified(createdBefore: number, id?: string): Promise<number> {
+    // the accounts to go, named once: unverified, old enough, no upload sessions hang from them
+    const which = `SELECT id FROM accounts a WHERE a.verified_at IS NULL AND a.created_at <= $1 ${id === undefined ? '' : 'AND a.id = $2'}
+      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.account_id = a.id)`;
+    const args: Param[] = id === undefined ? [createdBefore] : [createdBefore, id];
+    return tx(this.db.pool, async (client) => {
+      // locked first, so a sign-in or an upload session arriving meanwhile waits for the delete
+      const { rows } = await query<{ id: string }>(client, `${which} FOR UPDATE`, args);
+      if (!rows.length) return 0;
+      const ids = rows.map((r) => r.id);
+      for (const table of ['web_sessions', 'mail_tokens', 'api_keys']) await client.query(`DELETE FROM ${table} WHERE account_id = ANY($1)`, [ids]);
+      return (await client.query('DELETE FROM accounts WHERE id = ANY($1)', [ids])).rowCount ?? 0;
+    });
   }
 }

@@ -1,4 +1,4 @@
-import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
+import type { MailTokenPurpose, MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
 import { toMailToken, toWebSession, type MailTokenRecord, type WebSessionRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
 
@@ -9,13 +9,17 @@ export class PostgresWebSessions implements WebSessionRepository {
   }
 
   async insert(r: WebSessionRow): Promise<void> {
-    await query(this.db.pool, 'INSERT INTO web_sessions (digest, account_id, created_at, seen_at, expires_at) VALUES ($1, $2, $3, $4, $5)', [
-      r.digest,
-      r.accountId,
-      r.createdAt,
-      r.seenAt,
-      r.expiresAt,
-    ]);
+    await query(
+      this.db.pool,
+      'INSERT INTO web_sessions (digest, account_id, created_at, seen_at, expires_at, network, method, key_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      [r.digest, r.accountId, r.createdAt, r.seenAt, r.expiresAt, r.network, r.method, r.keyId],
+    );
+  }
+
+  async listForAccount(accountId: string): Promise<WebSessionRow[]> {
+    // digest breaks ties: there is no insertion order to fall back on, and the order must be one
+    const { rows } = await query<WebSessionRecord>(this.db.pool, 'SELECT * FROM web_sessions WHERE account_id = $1 ORDER BY created_at DESC, digest', [accountId]);
+    return rows.map(toWebSession);
   }
 
   async byDigest(digest: Buffer): Promise<WebSessionRow | undefined> {
@@ -31,8 +35,13 @@ export class PostgresWebSessions implements WebSessionRepository {
     await query(this.db.pool, 'DELETE FROM web_sessions WHERE digest = $1', [digest]);
   }
 
-  async deleteForAccount(accountId: string): Promise<number> {
+  async deleteForAccount(accountId: string, keep?: Buffer): Promise<number> {
+    if (keep) return (await query(this.db.pool, 'DELETE FROM web_sessions WHERE account_id = $1 AND digest <> $2', [accountId, keep])).count;
     return (await query(this.db.pool, 'DELETE FROM web_sessions WHERE account_id = $1', [accountId])).count;
+  }
+
+  async deleteForKey(keyId: string): Promise<number> {
+    return (await query(this.db.pool, 'DELETE FROM web_sessions WHERE key_id = $1', [keyId])).count;
   }
 
   async deleteExpired(at: number): Promise<number> {
@@ -65,6 +74,10 @@ export class PostgresMailTokens implements MailTokenRepository {
   async use(digest: Buffer, at: number): Promise<boolean> {
     // one statement: of two requests racing with the same link, exactly one sees its row change
     return (await query(this.db.pool, 'UPDATE mail_tokens SET used_at = $1 WHERE digest = $2 AND used_at IS NULL', [at, digest])).count === 1;
+  }
+
+  async deleteForAccount(accountId: string, purpose: MailTokenPurpose): Promise<number> {
+    return (await query(this.db.pool, 'DELETE FROM mail_tokens WHERE account_id = $1 AND purpose = $2', [accountId, purpose])).count;
   }
 
   async deleteExpired(at: number): Promise<number> {

@@ -1,7 +1,7 @@
 import type { Account, AccountRepository } from '../../domain/ports.ts';
 import type { AccountAddresses } from '../account-addresses.ts';
 import { ACCOUNT_COLUMNS, toAccount, type AccountRecord } from '../rows.ts';
-import type { Db } from './db.ts';
+import { tx, type Db } from './db.ts';
 
 /** Accounts; the address is stored as its HMAC and sealed (store/account-addresses.ts), never as text. */
 export class SqliteAccounts implements AccountRepository {
@@ -46,5 +46,16 @@ export class SqliteAccounts implements AccountRepository {
 
   async setPasswordHash(id: string, hash: string | null): Promise<void> {
     this.db.prepare('UPDATE accounts SET password_hash = ? WHERE id = ?').run(hash, id);
+  }
+
+  async deleteUnverified(createdBefore: number, id?: string): Promise<number> {
+    // the accounts to go, named once: unverified, old enough, no upload sessions hang from them
+    const which = `SELECT id FROM accounts a WHERE a.verified_at IS NULL AND a.created_at <= ? ${id === undefined ? '' : 'AND a.id = ?'}
+      AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.account_id = a.id)`;
+    const args = id === undefined ? [createdBefore] : [createdBefore, id];
+    return tx(this.db, () => {
+      for (const table of ['web_sessions', 'mail_tokens', 'api_keys']) this.db.prepare(`DELETE FROM ${table} WHERE account_id IN (${which})`).run(...args);
+      return Number(this.db.prepare(`DELETE FROM accounts WHERE id IN (${which})`).run(...args).changes);
+    });
   }
 }

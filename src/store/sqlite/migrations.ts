@@ -211,6 +211,23 @@ export const migrations: Migration[] = [
     `,
   },
   {
+    version: 9,
+    // The account surface (issue 22): a web session records the network it was opened on and
+    // how (password, API key, mailed link), so the account page can list them and revoking a key
+    // ends the sessions it opened. Mail links get looked up per account (a newer sign-up voids
+    // the older links), and unverified accounts by age (the sweep deletes them). Sessions opened
+    // before are ended: which key opened them is unknown, so revoking it could not end them.
+    sql: `
+      DELETE FROM web_sessions;
+      ALTER TABLE web_sessions ADD COLUMN network TEXT NOT NULL DEFAULT 'clearnet';
+      ALTER TABLE web_sessions ADD COLUMN method TEXT NOT NULL DEFAULT 'password';
+      ALTER TABLE web_sessions ADD COLUMN key_id TEXT;
+      CREATE INDEX web_sessions_key ON web_sessions(key_id) WHERE key_id IS NOT NULL;
+      CREATE INDEX mail_tokens_account ON mail_tokens(account_id, purpose);
+      CREATE INDEX accounts_unverified ON accounts(created_at) WHERE verified_at IS NULL;
+    `,
+  },
+  {
     version: 10,
     // E-mail addresses out of the clear (README, Threat model): each account keeps an HMAC of its
     // address (the look-up, and the one-account-per-address rule in place of UNIQUE COLLATE NOCASE)
@@ -235,6 +252,7 @@ export const migrations: Migration[] = [
         SELECT id, email_lookup, email_sealed, verified_at, deactivated_at, created_at, password_hash FROM accounts;
       DROP TABLE accounts;
       ALTER TABLE accounts_sealed RENAME TO accounts;
+      CREATE INDEX accounts_unverified ON accounts(created_at) WHERE verified_at IS NULL;
     `,
     rebuildsTables: true,
   },

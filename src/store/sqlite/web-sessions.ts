@@ -1,4 +1,4 @@
-import type { MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
+import type { MailTokenPurpose, MailTokenRepository, MailTokenRow, WebSessionRepository, WebSessionRow } from '../../domain/ports.ts';
 import { toMailToken, toWebSession, type MailTokenRecord, type WebSessionRecord } from '../rows.ts';
 import type { Db } from './db.ts';
 
@@ -10,8 +10,12 @@ export class SqliteWebSessions implements WebSessionRepository {
 
   async insert(r: WebSessionRow): Promise<void> {
     this.db
-      .prepare('INSERT INTO web_sessions (digest, account_id, created_at, seen_at, expires_at) VALUES (?, ?, ?, ?, ?)')
-      .run(r.digest, r.accountId, r.createdAt, r.seenAt, r.expiresAt);
+      .prepare('INSERT INTO web_sessions (digest, account_id, created_at, seen_at, expires_at, network, method, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(r.digest, r.accountId, r.createdAt, r.seenAt, r.expiresAt, r.network, r.method, r.keyId);
+  }
+
+  async listForAccount(accountId: string): Promise<WebSessionRow[]> {
+    return (this.db.prepare('SELECT * FROM web_sessions WHERE account_id = ? ORDER BY created_at DESC, rowid DESC').all(accountId) as unknown as WebSessionRecord[]).map(toWebSession);
   }
 
   async byDigest(digest: Buffer): Promise<WebSessionRow | undefined> {
@@ -27,8 +31,13 @@ export class SqliteWebSessions implements WebSessionRepository {
     this.db.prepare('DELETE FROM web_sessions WHERE digest = ?').run(digest);
   }
 
-  async deleteForAccount(accountId: string): Promise<number> {
+  async deleteForAccount(accountId: string, keep?: Buffer): Promise<number> {
+    if (keep) return Number(this.db.prepare('DELETE FROM web_sessions WHERE account_id = ? AND digest <> ?').run(accountId, keep).changes);
     return Number(this.db.prepare('DELETE FROM web_sessions WHERE account_id = ?').run(accountId).changes);
+  }
+
+  async deleteForKey(keyId: string): Promise<number> {
+    return Number(this.db.prepare('DELETE FROM web_sessions WHERE key_id = ?').run(keyId).changes);
   }
 
   async deleteExpired(at: number): Promise<number> {
@@ -55,6 +64,10 @@ export class SqliteMailTokens implements MailTokenRepository {
 
   async use(digest: Buffer, at: number): Promise<boolean> {
     return Number(this.db.prepare('UPDATE mail_tokens SET used_at = ? WHERE digest = ? AND used_at IS NULL').run(at, digest).changes) === 1;
+  }
+
+  async deleteForAccount(accountId: string, purpose: MailTokenPurpose): Promise<number> {
+    return Number(this.db.prepare('DELETE FROM mail_tokens WHERE account_id = ? AND purpose = ?').run(accountId, purpose).changes);
   }
 
   async deleteExpired(at: number): Promise<number> {

@@ -15,7 +15,44 @@ function keyState(k: AccountKey, now: number): 'active' | 'revoked' | 'expired' 
   return 'active';
 }
 
-export function accountView(v: { csrf: string; email: string; verified: boolean; keys: AccountKey[]; newKey?: string; resendable: boolean }): Html {
+export interface AccountSession {
+  id: string;
+  openedAt: number;
+  seenAt: number;
+  network: 'clearnet' | 'onion' | 'i2p';
+  method: 'password' | 'key' | 'link';
+  current: boolean;
+}
+
+const NETWORK_WORDS = { clearnet: 'web', onion: 'Tor onion', i2p: 'I2P' } as const;
+const METHOD_WORDS = { password: 'password', key: 'API key', link: 'mailed link' } as const;
+
+function sessionsSection(v: { csrf: string; sessions: AccountSession[] }): Html {
+  const rows = v.sessions.map(
+    (s) => html`<tr class="session">
+<td>${utc(s.openedAt)}${s.current ? html` <strong>(this browser)</strong>` : null}</td>
+<td>${utc(s.seenAt)}</td>
+<td>${NETWORK_WORDS[s.network]}</td>
+<td>${METHOD_WORDS[s.method]}</td>
+<td>${s.current ? null : buttonForm('/account/sessions/end', v.csrf, 'End', { session: s.id })}</td>
+</tr>`,
+  );
+  const others = v.sessions.some((s) => !s.current);
+  return html`<section aria-labelledby="sessions">
+<h2 id="sessions">Where you are signed in</h2>
+<p>Every browser signed in to this account. End any you do not know; revoking a key ends the sessions it signed in.</p>
+<div class="table-wrap"><table>
+<caption class="visually-hidden">Your web sessions</caption>
+<thead><tr><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Network</th><th scope="col">With</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table></div>
+${others ? buttonForm('/account/sessions/end-others', v.csrf, 'End all other sessions', {}, 'stack') : null}
+</section>`;
+}
+
+export function accountView(v: { csrf: string; email: string; verified: boolean; keys: AccountKey[]; sessions: AccountSession[]; newKey?: string; resendable: boolean }): Html {
   const now = Date.now();
   const newKey = v.newKey
     ? html`<section class="new-key" aria-labelledby="new-key-h">
@@ -66,5 +103,6 @@ ${csrfField(v.csrf)}
 <div class="actions"><button type="submit">Create a key</button></div>
 </form>
 </section>
+${sessionsSection(v)}
 `;
 }

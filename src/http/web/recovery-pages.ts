@@ -1,0 +1,119 @@
+// The pages of the mailed links: "forgot your password?" and the reset link, "mail me a sign-in
+// link" and the link itself, and the refusal of a sign-up someone else started. A link only
+// shows a button on GET: a mail scanner fetching links spends nothing.
+import type { Router } from '@koa/router';
+import { newRouter } from '../router.ts';
+import type { AccountRecovery } from '../../domain/account-recovery.ts';
+import { PASSWORD_MIN } from '../../domain/passwords.ts';
+import type { SelfService } from '../../domain/self-service.ts';
+import type { WebSessions } from '../../domain/web-sessions.ts';
+import type { AppState, Ctx } from '../context.ts';
+import { visitorId } from '../visitor-id.ts';
+import { linksFor, one } from './account-pages.ts';
+import { readForm } from './form.ts';
+import { refusedNotice, render } from './respond.ts';
+import { switchVisitor } from './visitor.ts';
+import { signInView } from './views/sign-in.ts';
+import { forgotView, linkSentView, refuseView, resetView, signInLinkView } from './views/recovery.ts';
+
+export interface RecoveryPageDeps {
+  recovery: AccountRecovery;
+  selfService: SelfService;
+  webSessions: WebSessions;
+  clientHeader?: string;
+}
+
+const tokenOf = (ctx: Ctx) => (typeof ctx.query.token === 'string' ? ctx.query.token : '');
+
+export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
+  const router = newRouter();
+  const csrf = (ctx: Ctx) => (presented: unknown) => d.webSessions.csrfValid(ctx.state.web?.token, presented);
+  const visitor = (ctx: Ctx) => visitorId(ctx, d.clientHeader);
+
+  router.get('/forgot', (ctx) => {
+    render(ctx, { title: 'Forgot your password?' }, forgotView({ csrf: ctx.state.web!.csrf }));
+  });
+
+  router.post('/forgot', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    try {
+      await d.recovery.requestReset(one(f, 'email'), linksFor(ctx), visitor(ctx));
+      render(ctx, { title: 'Check your mail' }, linkSentView({ email: one(f, 'email').trim() }));
+    } catch (err) {
+      const notice = refusedNotice(ctx, err);
+      render(ctx, { title: 'Forgot your password?', notice }, forgotView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
+    }
+  });
+
+  router.get('/reset', async (ctx) => {
+    const token = tokenOf(ctx);
+    const usable = await d.recovery.linkUsable(token, 'reset');
+    render(ctx, { title: 'Set a new password' }, resetView({ csrf: ctx.state.web!.csrf, token, minPassword: PASSWORD_MIN, state: usable ? 'form' : 'invalid' }), usable ? 200 : 410);
+  });
+
+  router.post('/reset', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    const token = one(f, 'token');
+    try {
+      const account = await d.recovery.reset(token, { password: one(f, 'password'), passwordAgain: one(f, 'password_again') }, visitor(ctx));
+      await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
+      ctx.status = 303;
+      ctx.redirect('/account');
+    } catch (err) {
+      const notice = refusedNotice(ctx, err);
+      const state = (await d.recovery.linkUsable(token, 'reset')) ? 'form' : 'invalid';
+      render(ctx, { title: 'Set a new password', notice }, resetView({ csrf: ctx.state.web!.csrf, token, minPassword: PASSWORD_MIN, state }), ctx.status);
+    }
+  });
+
+  router.post('/sign-in/mail', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    try {
+      await d.recovery.requestSignInLink(one(f, 'email'), linksFor(ctx), visitor(ctx));
+      render(ctx, { title: 'Check your mail' }, linkSentView({ email: one(f, 'email').trim() }));
+    } catch (err) {
+      const notice = refusedNotice(ctx, err);
+      render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.recovery.open }), ctx.status);
+    }
+  });
+
+  router.get('/sign-in/link', async (ctx) => {
+    const token = tokenOf(ctx);
+    const usable = await d.recovery.linkUsable(token, 'sign-in');
+    render(ctx, { title: 'Sign in' }, signInLinkView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
+  });
+
+  router.post('/sign-in/link', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    try {
+      const account = await d.recovery.signInWithLink(one(f, 'token'), visitor(ctx));
+      await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
+      ctx.status = 303;
+      ctx.redirect('/account');
+    } catch (err) {
+      const notice = refusedNotice(ctx, err);
+      render(ctx, { title: 'Sign in', notice }, signInLinkView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+    }
+  });
+
+  router.get('/refuse', async (ctx) => {
+    const token = tokenOf(ctx);
+    const usable = await d.selfService.linkUsable(token);
+    render(ctx, { title: 'Refuse this sign-up' }, refuseView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
+  });
+
+  router.post('/refuse', async (ctx) => {
+    const f = await readForm(ctx, csrf(ctx));
+    try {
+      await d.selfService.refuse(one(f, 'token'), visitor(ctx));
+      // a browser signed in to the refused account is signed in to nothing now
+      if (ctx.state.web!.account && !(await d.webSessions.resolve(ctx.state.web!.token))) await switchVisitor(ctx, d.webSessions, undefined);
+      render(ctx, { title: 'Sign-up refused' }, refuseView({ csrf: ctx.state.web!.csrf, token: '', state: 'done' }));
+    } catch (err) {
+      const notice = refusedNotice(ctx, err);
+      render(ctx, { title: 'Refuse this sign-up', notice }, refuseView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+    }
+  });
+
+  return router;
+}
