@@ -80,7 +80,7 @@ export function gateConnections(server: http.Server, o: GateOptions): Gate {
         answerAndClose(socket, rawAnswer(400, code, said));
         return false;
       }
-      if (r.source) tagCircuit(socket, r.source);
+      tagCircuit(socket, r.source);
     }
     if (!busy) return true;
     note('busy');
