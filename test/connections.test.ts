@@ -140,6 +140,7 @@ test('the limits are settings with safe defaults, parsed like the other sizes an
     visitorPerMinute: 600,
     badKeys: { limit: 50, windowMs: 60_000, brakeMs: 300_000 },
     onionProxyProtocol: 'required',
+    mcpBatchAnswerMax: 256 * 1024,
   });
   const c = loadConfig({ OBSCURA_MIN_BODY_RATE: '4KiB', OBSCURA_MIN_BODY_RATE_WINDOW: '2m', OBSCURA_RATE_UPLOAD_PER_HOUR: '1GB', OBSCURA_ONION_PROXY_PROTOCOL: 'off' }).abuse;
   t.is(c.minBodyRate, 4096);
@@ -151,4 +152,6 @@ test('the limits are settings with safe defaults, parsed like the other sizes an
   t.throws(() => loadConfig({ OBSCURA_REQUEST_TIMEOUT: '20s' }), { message: /OBSCURA_REQUEST_TIMEOUT: must be longer than OBSCURA_HEADERS_TIMEOUT/ });
   t.throws(() => loadConfig({ OBSCURA_MIN_BODY_RATE_WINDOW: '0s' }), { message: /OBSCURA_MIN_BODY_RATE_WINDOW: must be at least 1s/ });
   t.throws(() => loadConfig({ OBSCURA_RATE_BAD_KEYS_BRAKE: 'soon' }), { message: /OBSCURA_RATE_BAD_KEYS_BRAKE/ });
+  t.is(loadConfig({ OBSCURA_MCP_BATCH_ANSWER_MAX: '1MiB' }).abuse.mcpBatchAnswerMax, 1024 * 1024);
+  t.throws(() => loadConfig({ OBSCURA_MCP_BATCH_ANSWER_MAX: '100B' }), { message: /OBSCURA_MCP_BATCH_ANSWER_MAX: must be at least 1KiB/ });
 });

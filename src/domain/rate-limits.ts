@@ -73,6 +73,18 @@ export class RateLimits {
   }
 
   /**
+   * One MCP message that needs no key (initialize, tools/list, the discovery tools). /mcp is on
+   * the clearnet, where callers arrive through the operator's proxy and cannot be told apart:
+   * all such messages count together, so batches of them cannot go unbounded; past the limit,
+   * a caller with a working key goes on, counted on its account (http/mcp/limits.ts).
+   */
+  keyless(): Refusal | undefined {
+    const wait = this.#visitors.take(`mcp:${UNNAMED_VISITOR}`);
+    if (wait === undefined) return undefined;
+    return this.#refuse(wait, `More than ${this.settings.visitorPerMinute} MCP requests a minute needing no key came to this service, counted together (callers cannot be told apart); send a working X-Api-Key to be counted on your own account instead`);
+  }
+
+  /**
    * Before a key is looked up. While the brake is on, only keys that authenticated before (on
    * any instance) are looked up at all: a guess is answered 429 without being checked, so
    * guessing stops paying.
