@@ -153,5 +153,5 @@ test('the limits are settings with safe defaults, parsed like the other sizes an
   t.throws(() => loadConfig({ OBSCURA_MIN_BODY_RATE_WINDOW: '0s' }), { message: /OBSCURA_MIN_BODY_RATE_WINDOW: must be at least 1s/ });
   t.throws(() => loadConfig({ OBSCURA_RATE_BAD_KEYS_BRAKE: 'soon' }), { message: /OBSCURA_RATE_BAD_KEYS_BRAKE/ });
   t.is(loadConfig({ OBSCURA_MCP_BATCH_ANSWER_MAX: '1MiB' }).abuse.mcpBatchAnswerMax, 1024 * 1024);
-  t.throws(() => loadConfig({ OBSCURA_MCP_BATCH_ANSWER_MAX: '100B' }), { message: /OBSCURA_MCP_BATCH_ANSWER_MAX: must be at least 1KiB/ });
+  t.throws(() => loadConfig({ OBSCURA_MCP_BATCH_ANSWER_MAX: '100B' }), { message: /OBSCURA_MCP_BATCH_ANSWER_MAX="100B": must be at least 1KiB/ });
 });
