@@ -112,7 +112,6 @@ function firstBytes(socket: Socket): Promise<void> {
   });
 }
 
-
 // Refusals are counted, never described: no address, no circuit, at most one line a minute.
 function refusalLog(o: GateOptions): (what: Counted) => void {
   const counts: Record<Counted, number> = { busy: 0, dropped: 0, no_proxy_header: 0 };
