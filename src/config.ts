@@ -227,6 +227,7 @@ const schema = {
   OBSCURA_RATE_BAD_KEYS_WINDOW: [timer, '1m'],
   OBSCURA_RATE_BAD_KEYS_BRAKE: [timer, '5m'],
   OBSCURA_ONION_PROXY_PROTOCOL: [z.enum(['required', 'off']), 'required'],
+  OBSCURA_MCP_BATCH_ANSWER_MAX: [bytes.refine((n) => n >= 1024, 'must be at least 1KiB'), '256KiB'],
   // the web pages for people (README "Web pages")
   OBSCURA_SMTP_URL: [smtpUrl.optional(), undefined],
   OBSCURA_MAIL_FROM: [z.string().regex(/^[^\r\n<>]*(<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'expected an address, such as Obscura <noreply@example.org>'), 'Obscura <noreply@obscura.invalid>'],
@@ -375,6 +376,8 @@ export interface AbuseLimits {
   badKeys: { limit: number; windowMs: number; brakeMs: number };
   /** Whether the onion listener requires tor's PROXY protocol v1 line (HiddenServiceExportCircuitID). */
   onionProxyProtocol: 'required' | 'off';
+  /** The answers to one MCP batch together, in bytes; past it, the rest are left out with an error each. */
+  mcpBatchAnswerMax: number;
 }
 
 export class ConfigError extends Error {}
@@ -508,6 +511,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       visitorPerMinute: r.OBSCURA_RATE_VISITOR_PER_MINUTE,
       badKeys: { limit: r.OBSCURA_RATE_BAD_KEYS, windowMs: r.OBSCURA_RATE_BAD_KEYS_WINDOW, brakeMs: r.OBSCURA_RATE_BAD_KEYS_BRAKE },
       onionProxyProtocol: r.OBSCURA_ONION_PROXY_PROTOCOL,
+      mcpBatchAnswerMax: r.OBSCURA_MCP_BATCH_ANSWER_MAX,
     },
     web: {
       smtpUrl: r.OBSCURA_SMTP_URL,

@@ -118,7 +118,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   // a direct upload cut off by a crash is discarded at start; with many instances another one may
   // be receiving it right now, so there the sweep ends it with its session instead
   if (engine.singleInstance) await uploads.recover();
-  const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url) });
+  const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url), log });
   const jobs = new Jobs({
     rows: repos.jobs,
     assets: repos.assets,

@@ -101,3 +101,22 @@ test('face_detection and text_detection false: both counts null (not 0), no face
   t.is(bad.status, 422);
   t.regex(JSON.stringify(bad.body), /face_sensitivity must be a number from 0 to 1/);
 });
+
+test('a 16383x3000 panorama (the picture that stopped the worker): the detector gets it scaled to 4096 px, and the four faces come back where they are in the panorama', async (t) => {
+  t.timeout(120_000);
+  const { detectFaces, FACES_MAX_SIDE } = await import('../src/media/analyse/faces/detect.ts');
+  const [W, H, LEFT] = [16383, 3000, 6000];
+  const group = await sharp(path.join(DEMO, 'sample4.jpg')).resize({ height: H }).toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp({ create: { width: W, height: H, channels: 3, background: '#808080' }, limitInputPixels: false })
+    .composite([{ input: group.data, left: LEFT, top: 0 }])
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  // before: face-api padded it to a 16383-px square of floats in wasm memory and the worker died
+  const found = await detectFaces({ data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: info.channels }, 0.5);
+  t.is(FACES_MAX_SIDE, 4096);
+  t.true(Math.abs(found.faces.length - 4) <= 1, `${found.faces.length} faces`);
+  for (const f of found.faces) {
+    t.true(f.x >= LEFT && f.x + f.width <= LEFT + group.info.width, `a face at x ${f.x}, inside the group photo`);
+    t.true(f.height > 100 && f.y + f.height <= H, `a face ${f.height} px high, in the panorama's pixels`);
+  }
+});

@@ -419,3 +419,92 @@ test('HTTP: stateless JSON answers with the security headers, Origin checked, GE
   t.false(lines.includes('evil.example'));
   t.regex(lines, /"route":"\/mcp"/);
 });
+
+/** Raw JSON-RPC over POST /mcp, as any client (or an abuser) may send it. */
+function rawMcp(base: string, key?: string, headers: Record<string, string> = {}) {
+  return (body: unknown) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': PINNED, ...(key ? { 'X-Api-Key': key } : {}), ...headers },
+      body: JSON.stringify(body),
+    });
+}
+const listBatch = (n: number, from = 1) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: from + i, method: 'tools/list' }));
+
+test("a batch's answers together stay within OBSCURA_MCP_BATCH_ANSWER_MAX: 100 tools/list in 5 KB answer every id, the first in full and the rest left out with batch_answer_too_large; one tools/list alone is whole", async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const post = rawMcp(svc.url.clearnet);
+  const single = await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  const one = await single.text();
+  t.true(one.length > 10_000, `one tools/list answer is ${one.length} bytes`);
+
+  const request = JSON.stringify(listBatch(100));
+  t.true(request.length < 6000);
+  const r = await post(listBatch(100));
+  t.is(r.status, 200);
+  const text = await r.text();
+  // before: 100 whole answers, 2.5 MB
+  t.log(`one tools/list: ${one.length} bytes; a batch of 100 (${request.length} bytes asked): ${text.length} bytes answered`);
+  t.true(text.length <= 256 * 1024 + 100 * 400, `the batch's answer is ${text.length} bytes`);
+  const answers = JSON.parse(text) as any[];
+  t.deepEqual(answers.map((a) => a.id).sort((a, b) => a - b), listBatch(100).map((m) => m.id), 'every message is answered');
+  const whole = answers.filter((a) => a.result);
+  const left = answers.filter((a) => a.error);
+  t.true(whole.length >= 1 && whole.every((a) => a.result.tools.length > 10), `${whole.length} answered in full`);
+  t.true(left.length >= 80);
+  for (const a of left) {
+    t.like(a.error, { code: -32000, data: { error: 'batch_answer_too_large', max_bytes: 256 * 1024 } });
+    t.regex(a.error.message, /Ask for it alone or in a smaller batch/);
+  }
+  t.deepEqual(svc.logs.filter((l) => /"level":(50|60)/.test(l)), [], 'no error logged');
+});
+
+test('keyless MCP calls are counted before they run, all together under OBSCURA_RATE_VISITOR_PER_MINUTE (a batch counts each message; then 429 with Retry-After); past that, a caller with a working key goes on, counted on its account', async (t) => {
+  const svc = await startService({ OBSCURA_RATE_VISITOR_PER_MINUTE: '5', OBSCURA_RATE_REQUESTS_PER_MINUTE: '8' });
+  t.teardown(() => svc.close());
+  const keyless = rawMcp(svc.url.clearnet);
+  const batch = await keyless(listBatch(8));
+  t.is(batch.status, 200, 'some of the batch was served');
+  const answers = (await batch.json()) as any[];
+  t.is(answers.filter((a) => a.result).length, 5, 'five served');
+  const refused = answers.filter((a) => a.error);
+  t.is(refused.length, 3, 'the rest refused');
+  for (const a of refused) {
+    t.like(a.error, { code: -32000, data: { error: 'rate_limited' } });
+    t.true(a.error.data.retry_after > 0);
+    t.regex(a.error.message, /MCP requests a minute needing no key came to this service/);
+  }
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PINNED, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const over = await keyless(init);
+  t.is(over.status, 429, 'a request all of whose messages are refused is 429');
+  t.true(Number(over.headers.get('retry-after')) > 0);
+  t.like(await over.json(), { id: 1, error: { data: { error: 'rate_limited' } } });
+  // a discovery tool, called without a key, is counted the same
+  t.is((await keyless({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'status', arguments: {} } })).status, 429);
+  // a wrong key is no way around it (and counts towards the brake, as anywhere)
+  t.is((await rawMcp(svc.url.clearnet, `sw_${'0'.repeat(43)}`)(init)).status, 429);
+
+  // with a working key: past the shared count, counted on the account
+  const { key } = await svc.account();
+  const keyed = rawMcp(svc.url.clearnet, key);
+  const mine = (await (await keyed(listBatch(10))).json()) as any[];
+  t.is(mine.filter((a) => a.result).length, 8, "the account's 8 a minute");
+  t.regex(mine.find((a) => a.error).error.message, /This account made more than 8 requests in a minute/);
+  t.is((await svc.api('GET', '/api/account', key)).status, 429, 'REST shares the count');
+});
+
+test('where the clearnet proxy names the client (OBSCURA_CLEARNET_CLIENT_HEADER), keyless MCP calls are counted per client: one client past its count leaves another served', async (t) => {
+  const svc = await startService({ OBSCURA_RATE_VISITOR_PER_MINUTE: '5', OBSCURA_CLEARNET_CLIENT_HEADER: 'X-Forwarded-For' });
+  t.teardown(() => svc.close());
+  const a = rawMcp(svc.url.clearnet, undefined, { 'X-Forwarded-For': '198.51.100.7' });
+  const b = rawMcp(svc.url.clearnet, undefined, { 'X-Forwarded-For': '203.0.113.9, 198.51.100.8' });
+  const answers = (await (await a(listBatch(8))).json()) as any[];
+  t.is(answers.filter((x) => x.result).length, 5, "the client's five");
+  t.regex(answers.find((x) => x.error).error.message, /needing no key came from this client/);
+  t.is((await a(listBatch(1))).status, 429);
+  const other = await b(listBatch(1)[0]);
+  t.is(other.status, 200, 'another client is served');
+  t.truthy(((await other.json()) as any).result);
+  t.false(svc.logs.some((l) => l.includes('198.51.100') || l.includes('203.0.113')), 'no client address in the logs');
+});

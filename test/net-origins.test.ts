@@ -16,6 +16,7 @@ import type { Network } from '../src/config.ts';
 import { closeListener, listen, ListenError, type Listener } from '../src/http/listeners.ts';
 import type { AppState } from '../src/http/context.ts';
 import { visitorTag } from '../src/http/network-headers.ts';
+import { UNNAMED_VISITOR } from '../src/domain/rate-limits.ts';
 
 const ORIGIN: Record<Network, string> = {
   clearnet: 'https://obscura.example',
@@ -303,7 +304,7 @@ test('X-I2P-* headers are taken off before the app runs; only the I2P listener t
   t.truthy(i2p[0].visitor);
   t.is(i2p[0].visitor, i2p[1].visitor, 'the same destination gets the same tag');
   t.not(i2p[0].visitor, i2p[2].visitor, 'another destination gets another tag');
-  t.is(i2p[3].visitor, undefined, 'no header from i2pd: no tag');
+  t.is(i2p[3].visitor, UNNAMED_VISITOR, 'no header from i2pd: the one shared tag of all such, still counted');
   t.false(i2p[0].visitor!.includes('aaaa'), 'the tag is not the hash');
   for (const s of seen.filter((x) => x.network !== 'i2p')) t.is(s.visitor, undefined, `${s.network} trusts no X-I2P header`);
 });

@@ -219,6 +219,33 @@ test('per Tor circuit (from the PROXY line) and per I2P destination, 3 a minute:
   t.false(svc.logs.some((l) => /fc00|dead:beef|qqqqqqqq|rrrrrrrr/.test(l)), 'neither the circuit nor the destination is logged');
 });
 
+test('requests that name no visitor do not escape the limit: PROXY UNKNOWN connections and I2P requests without X-I2P-DestHash are counted together, the 4th is 429, while named visitors are served', async (t) => {
+  const svc = await startService({ OBSCURA_RATE_VISITOR_PER_MINUTE: '3', OBSCURA_ONION_PROXY_PROTOCOL: 'required' });
+  t.teardown(() => svc.close());
+  const over = async (proxyLine: string) => {
+    const c = await rawConnection(svc.url.onion);
+    c.write(`${proxyLine}\r\nGET /api/status HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const a = await c.answer();
+    c.close();
+    return a;
+  };
+  // each a different UNKNOWN line: what follows UNKNOWN names nothing, so it cannot make a new visitor
+  for (const rest of ['', ' a', ' TCP4 1.2.3.4 5.6.7.8 1 2']) t.is((await over(`PROXY UNKNOWN${rest}`)).status, 200);
+  const limited = await over('PROXY UNKNOWN b');
+  assertLimited(t, limited.status, limited.headers, limited.json, 60, 'the 4th PROXY UNKNOWN connection');
+  t.regex(limited.json.message, /names no circuit, counted together/);
+  t.is((await over('PROXY TCP6 fc00:dead:beef:4dad::1:2a ::1 42 80')).status, 200, 'a named circuit is served');
+
+  const bare = () => fetch(`${svc.url.i2p}/api/status`);
+  const onlyB32 = () => fetch(`${svc.url.i2p}/api/status`, { headers: { 'X-I2P-DestB32': `${'c'.repeat(52)}.b32.i2p` } });
+  for (const ask of [bare, onlyB32, bare]) t.is((await ask()).status, 200);
+  const i2p = await onlyB32();
+  const body: any = await i2p.json();
+  assertLimited(t, i2p.status, i2p.headers, body, 60, 'the 4th I2P request without a destination hash');
+  t.regex(body.message, /name no destination, counted together/);
+  t.is((await fetch(`${svc.url.i2p}/api/status`, { headers: { 'X-I2P-DestHash': `${'d'.repeat(43)}=` } })).status, 200, 'a named destination is served');
+});
+
 test('the counters cannot be grown without bound: 100,000 new visitors leave at most the cap, and a window past its end is forgotten', (t) => {
   let now = 0;
   const c = new WindowCounter({ limit: 3, windowMs: 60_000, maxKeys: 1000, now: () => now });

@@ -3,7 +3,10 @@
 // upload, a TUS PATCH, a v1 chunk and a JSON body that stall are each answered 408
 // body_too_slow with the security headers; the TUS bytes that arrived stay resumable (HEAD
 // gives their offset, a PATCH from there completes the file), a v1 chunk and a direct upload
-// keep nothing; a body that keeps the rate is served whole.
+// keep nothing; a body that keeps the rate is served whole. Round 3, finding 3: a body no route
+// reads (a 404, a refusal) ends its connection after the answer, and the headers timeout is
+// kept to within a second, on every request of a connection, even against a half-open client.
+import net from 'node:net';
 import { test } from './helpers/test.ts';
 import { startService, type RunningService } from './helpers/service.ts';
 import { payload, sha256 } from './helpers/payload.ts';
@@ -141,4 +144,71 @@ test('a JSON body that stalls is answered 408 too', async (t) => {
   const json = Buffer.from(JSON.stringify({ type: 'hide', padding: 'x'.repeat(200) }));
   const head = `POST /api/session HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${key}\r\nContent-Type: application/json\r\n`;
   assertTooSlow(t, await stalled(svc, head, json, 10));
+});
+
+/** Sends one byte every `everyMs` until the server closes the connection; resolves with how many went. */
+async function trickle(c: { write(b: string): void; closed(): Promise<void> }, everyMs: number, most: number): Promise<number> {
+  let sent = 0;
+  let open = true;
+  void c.closed().then(() => (open = false));
+  while (open && sent < most) {
+    c.write('x');
+    sent++;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  return sent;
+}
+
+test('a body no route reads ends its connection: 3 keyless POSTs to /nowhere trickling a byte every 200 ms are answered 404 with Connection: close, then closed, and the full listener serves again', async (t) => {
+  t.timeout(90_000, 'before, such a connection stayed open for two minutes');
+  const svc = await startService({ ...SLOW, OBSCURA_MAX_CONNECTIONS: '3' });
+  t.teardown(() => svc.close());
+  const slow = await Promise.all([0, 1, 2].map(() => rawConnection(svc.url.clearnet)));
+  t.teardown(() => slow.forEach((c) => c.close()));
+  for (const c of slow) c.write('POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\nContent-Length: 10000000\r\n\r\nx');
+  for (const c of slow) {
+    const a = await c.answer();
+    t.is(a.status, 404, a.body);
+    t.is(a.headers.connection, 'close', 'the answer says the connection ends: the rest of the body is not wanted');
+  }
+  // 5 bytes a second against 1 KiB/s over 2 s: the server closes each within a window or two;
+  // 150 bytes (30 s) is far past that, and far short of the two minutes it took before
+  const sent = await Promise.all(slow.map((c) => trickle(c, 200, 150)));
+  for (const n of sent) t.true(n < 150, `the server closed the connection after ${n} bytes`);
+  const c = await rawConnection(svc.url.clearnet);
+  c.write('GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n');
+  const a = await c.answer();
+  c.close();
+  t.is(a.status, 200, 'the listener is free again');
+});
+
+/** A client that keeps its side open after the server's FIN (allowHalfOpen), as a hostile one may. */
+async function halfOpenClient(base: string) {
+  const u = new URL(base);
+  const socket = net.connect({ host: u.hostname, port: Number(u.port), allowHalfOpen: true });
+  await new Promise((r) => socket.once('connect', r));
+  socket.on('error', () => {});
+  let data = '';
+  socket.on('data', (d) => (data += d));
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  return { write: (b: string) => socket.write(b), closed: () => closed, close: () => socket.destroy(), data: () => data };
+}
+
+test('request headers sent a byte at a time, first on a connection or after a kept-alive answer, are answered 408 request_timeout after the headers timeout, and the connection is closed even if the client keeps its side open', async (t) => {
+  t.timeout(90_000, 'before, Node looked at the headers timeout every 30 s and a half-open client kept its connection for good');
+  const svc = await startService({ OBSCURA_HEADERS_TIMEOUT: '2s', OBSCURA_REQUEST_TIMEOUT: '3s' });
+  t.teardown(() => svc.close());
+  const first = await halfOpenClient(svc.url.clearnet);
+  const again = await halfOpenClient(svc.url.clearnet);
+  t.teardown(() => [first, again].forEach((c) => c.close()));
+  first.write('GET /api/status HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+  again.write('GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n');
+  await until('the first answer on the kept-alive connection', 10_000, () => again.data().includes('"UP"') || undefined);
+  again.write('GET /api/status HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+  // 5 bytes a second: a 2 s headers timeout ends each long before 100 bytes (20 s)
+  const sent = await Promise.all([first, again].map((c) => trickle(c, 200, 100)));
+  for (const [i, c] of [first, again].entries()) {
+    t.true(sent[i] < 100, `closed after ${sent[i]} bytes`);
+    t.regex(c.data(), /HTTP\/1\.1 408 [^]*"error":"request_timeout"/);
+  }
 });

@@ -1,9 +1,11 @@
 // The task map (src/queue/tasks.ts) types both ends: the pool's run() at the call site and the
 // worker's dispatch table. The @ts-expect-error lines are checked by tsc --noEmit.
+import { Writable } from 'node:stream';
 import { test } from './helpers/test.ts';
 import { PHOTO } from './helpers/media.ts';
 import { loadConfig } from '../src/config.ts';
 import { TaskError, WorkerPool } from '../src/queue/worker-pool.ts';
+import { createLogger } from '../src/log.ts';
 import type { Engines, TaskResult } from '../src/queue/tasks.ts';
 import type { Probe } from '../src/media/probe.ts';
 
@@ -36,4 +38,22 @@ test('a task runs on a real worker with the result its engine declares; an unkno
   t.true(p.width > 0 && p.height > 0);
   const err = await t.throwsAsync(pool.run({ engine: 'toString' as 'probe', args: { input: PHOTO, limits } }));
   t.true(err instanceof TaskError && err.code === 'engine_failed');
+});
+
+test("a worker that dies on its own: the task fails with worker_stopped and a plain message, the log gets one line with the error's class only, and the next task runs on a new worker", async (t) => {
+  const lines: string[] = [];
+  const log = createLogger('info', new Writable({ write: (c, _e, cb) => (lines.push(String(c)), cb()) }));
+  const pool = new WorkerPool({ size: 1, entry: new URL('./helpers/crashing-worker.ts', import.meta.url), log });
+  const alive = setInterval(() => {}, 1000);
+  t.teardown(() => (clearInterval(alive), pool.close()));
+  const err = await t.throwsAsync(pool.run({ engine: 'probe', args: { input: 'huge.webp', limits } }));
+  t.true(err instanceof TaskError);
+  t.is((err as TaskError).code, 'worker_stopped');
+  t.regex(err!.message, /^The worker stopped while processing this file\./);
+  t.false(err!.message.includes('657761067') || /typed array/i.test(err!.message), 'nothing of the internal error reaches the user');
+  const stopped = lines.filter((l) => l.includes('media worker stopped'));
+  t.is(stopped.length, 1, lines.join(''));
+  t.like(JSON.parse(stopped[0]), { level: 50, error_class: 'RangeError', engine: 'probe' });
+  t.false(lines.some((l) => l.includes('657761067') || /typed array|huge\.webp/i.test(l)), 'the log names the class only');
+  t.is(await pool.run({ engine: 'probe', args: { input: 'alive', limits } }), 'alive' as never, 'a new worker took its place');
 });

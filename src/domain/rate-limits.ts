@@ -26,6 +26,14 @@ const BRAKE_READ_MS = 1000;
 // An upload over the per-account cap waits on another to finish: no window to count down.
 const BUSY_RETRY_S = 10;
 
+/**
+ * The one visitor every request that names none is counted as, per network: an onion
+ * connection whose PROXY line says UNKNOWN, an I2P request without i2pd's destination header.
+ * Neither comes from tor or i2pd as shipped; counted together, they cannot escape the limit.
+ * (No opaque tag, 22 base64url characters, can be this.)
+ */
+export const UNNAMED_VISITOR = 'unnamed';
+
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 export class RateLimits {
@@ -53,8 +61,29 @@ export class RateLimits {
   visitor(kind: 'circuit' | 'destination', tag: string): Refusal | undefined {
     const wait = this.#visitors.take(`${kind}:${tag}`);
     if (wait === undefined) return undefined;
-    const over = kind === 'circuit' ? 'this Tor circuit' : 'this I2P destination';
+    const over =
+      tag === UNNAMED_VISITOR
+        ? kind === 'circuit'
+          ? 'Tor connections whose PROXY line names no circuit, counted together'
+          : 'I2P requests that name no destination, counted together'
+        : kind === 'circuit'
+          ? 'this Tor circuit'
+          : 'this I2P destination';
     return this.#refuse(wait, `More than ${this.settings.visitorPerMinute} requests a minute came over ${over}`);
+  }
+
+  /**
+   * One MCP message that needs no key (initialize, tools/list, the discovery tools), counted per
+   * clearnet client where the operator's proxy names it (OBSCURA_CLEARNET_CLIENT_HEADER), else
+   * with every such message together (callers arriving through the proxy cannot be told apart),
+   * so batches of them cannot go unbounded; past the limit, a caller with a working key goes on,
+   * counted on its account (http/mcp/limits.ts).
+   */
+  keyless(client?: string): Refusal | undefined {
+    const wait = this.#visitors.take(`mcp:${client ?? UNNAMED_VISITOR}`);
+    if (wait === undefined) return undefined;
+    const who = client === undefined ? 'came to this service, counted together (callers cannot be told apart)' : 'came from this client';
+    return this.#refuse(wait, `More than ${this.settings.visitorPerMinute} MCP requests a minute needing no key ${who}; send a working X-Api-Key to be counted on your own account instead`);
   }
 
   /**

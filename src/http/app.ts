@@ -32,7 +32,7 @@ import type { AppState } from './context.ts';
 import { isMcpPath, mcpRoutes } from './mcp/route.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { errorBoundary } from './middleware/errors.ts';
-import { minBodyRate } from './middleware/body-rate.ts';
+import { minBodyRate, unreadBodyCloses } from './middleware/body-rate.ts';
 import { maintenanceGate } from './middleware/maintenance.ts';
 import { onionLocation } from './middleware/onion-location.ts';
 import { requestId } from './middleware/request-id.ts';
@@ -74,6 +74,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
   app.use(securityHeaders());
   if (network === 'clearnet' && deps.config.onionLocation) app.use(onionLocation(deps.config.onionLocation));
   app.use(v1StatusTable());
+  app.use(unreadBodyCloses());
   app.use(errorBoundary(deps.log));
   const mcp = network === 'clearnet';
   app.use(maintenanceGate(deps.maintenance, service, mcp ? (ctx) => isMcpPath(ctx.path) : undefined));

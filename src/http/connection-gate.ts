@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Network } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { readProxyHeader, tagCircuit } from './proxy-protocol.ts';
-import { rawAnswer } from './raw-answer.ts';
+import { answerAndClose, rawAnswer } from './raw-answer.ts';
 
 export interface GateOptions {
   network: Network;
@@ -28,7 +28,6 @@ export interface Gate {
 }
 
 const BUSY_RETRY_AFTER_S = 5;
-const DRAIN_MS = 5_000; // a refused connection is closed by then, whatever the client does
 const LOG_EVERY_MS = 60_000;
 
 type Counted = 'busy' | 'dropped' | 'no_proxy_header';
@@ -78,16 +77,16 @@ export function gateConnections(server: http.Server, o: GateOptions): Gate {
           r.why === 'missing'
             ? ['proxy_header_required', 'This listener takes connections from tor only, and tor begins each with a PROXY protocol line (HiddenServiceExportCircuitID haproxy). Set OBSCURA_ONION_PROXY_PROTOCOL=off to serve without it.']
             : ['invalid_proxy_header', 'The PROXY protocol line is not valid.'];
-        refuse(socket, rawAnswer(400, code, said));
+        answerAndClose(socket, rawAnswer(400, code, said));
         return false;
       }
-      if (r.source) tagCircuit(socket, r.source);
+      tagCircuit(socket, r.source);
     }
     if (!busy) return true;
     note('busy');
     await firstBytes(socket); // answered once the request starts, so the client reads it as the answer
     if (!socket.destroyed) {
-      refuse(
+      answerAndClose(
         socket,
         rawAnswer(503, 'too_many_connections', `This listener has ${o.maxConnections} connections open, the most it takes; try again in ${BUSY_RETRY_AFTER_S} seconds.`, {
           'Retry-After': String(BUSY_RETRY_AFTER_S),
@@ -111,13 +110,6 @@ function firstBytes(socket: Socket): Promise<void> {
     socket.once('close', () => resolve());
     socket.resume();
   });
-}
-
-/** Writes the answer, reads and drops whatever still comes, and closes. */
-function refuse(socket: Socket, answer: string): void {
-  socket.end(answer);
-  socket.resume();
-  setTimeout(() => socket.destroy(), DRAIN_MS).unref();
 }
 
 // Refusals are counted, never described: no address, no circuit, at most one line a minute.

@@ -9,7 +9,7 @@ import type { Logger } from '../log.ts';
 import { gateConnections, type Gate } from './connection-gate.ts';
 import type { AppState } from './context.ts';
 import { takeNetworkHeaders } from './network-headers.ts';
-import { rawAnswer } from './raw-answer.ts';
+import { answerAndClose, rawAnswer } from './raw-answer.ts';
 
 export interface Listener {
   network: Network;
@@ -48,6 +48,7 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
       // this bounds one that keeps the minimum rate (100 MiB at 1 KiB/s would take 28 hours).
       requestTimeout: opts.requestTimeoutMs ?? 3_600_000,
       keepAliveTimeout: 5_000,
+      connectionsCheckingInterval: 1_000,
     },
     (req, res) => {
       takeNetworkHeaders(network, req);
@@ -118,7 +119,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ETIMEDOUT'
         ? [408, 'request_timeout', 'The request took too long to arrive.']
         : [400, 'bad_request', 'The request could not be parsed.'];
-  socket.end(rawAnswer(status, code, message));
+  answerAndClose(socket, rawAnswer(status, code, message));
 }
 
 export function closeListener(l: Listener): Promise<void> {

@@ -7,6 +7,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Network } from '../config.ts';
+import { UNNAMED_VISITOR } from '../domain/rate-limits.ts';
 
 const VISITOR_HEADER = /^x-i2p-/i;
 const tagKey = randomBytes(32);
@@ -24,6 +25,9 @@ export function takeNetworkHeaders(network: Network, req: IncomingMessage): void
       if (raw[i].toLowerCase() === 'x-i2p-desthash') destHash = raw[i + 1];
     } else kept.push(raw[i], raw[i + 1]);
   }
+  // i2pd's HTTP server tunnel names every visitor; a request without the hash (a local
+  // process, a tunnel of another type) is counted with all such under one shared tag
+  if (network === 'i2p' && !destHash) visitors.set(req, UNNAMED_VISITOR);
   if (!found) return;
   // Node builds headers and headersDistinct lazily from rawHeaders and its own count of them:
   // build both from the original first, then cut the visitor's out of all three.
@@ -34,7 +38,7 @@ export function takeNetworkHeaders(network: Network, req: IncomingMessage): void
   if (network === 'i2p' && destHash) visitors.set(req, createHmac('sha256', tagKey).update(destHash).digest('base64url').slice(0, 22));
 }
 
-/** The I2P visitor's opaque tag, or undefined (other networks, or no header from i2pd). */
+/** The I2P visitor's opaque tag (UNNAMED_VISITOR without a header from i2pd), or undefined on other networks. */
 export function visitorTag(req: IncomingMessage): string | undefined {
   return visitors.get(req);
 }

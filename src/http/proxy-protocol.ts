@@ -6,10 +6,13 @@
 // to count requests per circuit; the id itself is never kept, logged or handed to the app.
 import { createHmac, randomBytes } from 'node:crypto';
 import { isIP, type Socket } from 'node:net';
+import { UNNAMED_VISITOR } from '../domain/rate-limits.ts';
 
 const SIGNATURE = Buffer.from('PROXY ');
 const MAX_LINE = 107; // the v1 specification's longest line, CRLF included
-const LINE = /^PROXY (?:(TCP4|TCP6) (\S+) (\S+) (\d{1,5}) (\d{1,5})|UNKNOWN(?: [^\r\n]*)?)$/;
+// addresses of the family's characters only (no IPv6 zone), ports without leading zeros
+const PORT = '(0|[1-9]\\d{0,4})';
+const LINE = new RegExp(`^PROXY (?:(TCP4|TCP6) ([0-9A-Fa-f:.]+) ([0-9A-Fa-f:.]+) ${PORT} ${PORT}|UNKNOWN(?: [^\\r\\n]*)?)$`);
 
 export type ProxyRead = { ok: true; source?: string } | { ok: false; why: 'missing' | 'malformed' | 'closed' };
 
@@ -31,7 +34,8 @@ export function readProxyHeader(socket: Socket): Promise<ProxyRead> {
       seen = seen.length ? Buffer.concat([seen, chunk]) : chunk;
       const head = Math.min(seen.length, SIGNATURE.length);
       if (!seen.subarray(0, head).equals(SIGNATURE.subarray(0, head))) return done({ ok: false, why: 'missing' });
-      const end = seen.indexOf('\r\n');
+      // the line ends within MAX_LINE bytes, however the bytes came in (one chunk or many)
+      const end = seen.subarray(0, MAX_LINE).indexOf('\r\n');
       if (end < 0) {
         if (seen.length >= MAX_LINE) done({ ok: false, why: 'malformed' });
         return;
@@ -59,9 +63,13 @@ export function parseProxyLine(line: string): string | undefined | null {
   return m[2];
 }
 
-/** Remembers the circuit of a connection, as an opaque tag only. */
-export function tagCircuit(socket: Socket, source: string): void {
-  circuits.set(socket, createHmac('sha256', tagKey).update(source).digest('base64url').slice(0, 22));
+/**
+ * Remembers the circuit of a connection, as an opaque tag only. A line that names none
+ * (`PROXY UNKNOWN`, which tor never sends: a local process) gets the one shared tag of all
+ * such, so that its requests are still counted, together, under the per-visitor limit.
+ */
+export function tagCircuit(socket: Socket, source: string | undefined): void {
+  circuits.set(socket, source === undefined ? UNNAMED_VISITOR : createHmac('sha256', tagKey).update(source).digest('base64url').slice(0, 22));
 }
 
 /** The opaque tag of the Tor circuit a connection came over, or undefined (no PROXY line read). */

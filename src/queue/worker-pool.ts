@@ -1,7 +1,10 @@
 // Media work runs here, on worker threads, never on the HTTP event loop. A task that
 // overstays (the job's time limit) is aborted; a worker that does not stop when asked is
-// terminated and the tools it spawned are killed.
+// terminated and the tools it spawned are killed. A worker that dies on its own (an error no
+// engine caught, a wasm trap) fails its task with a plain message and is replaced; the log gets
+// the error's class only, as its text may quote the file.
 import { MessagePort, Worker, type Transferable } from 'node:worker_threads';
+import type { Logger } from '../log.ts';
 import type { EngineName, Task, TaskResult } from './tasks.ts';
 
 export type { EngineName, Task, TaskArgs, TaskResult } from './tasks.ts';
@@ -47,18 +50,23 @@ interface Slot {
 
 const ABORT_GRACE_MS = 3000;
 
+/** What the job of a task whose worker died says: stable, and nothing of the error's own text. */
+export const WORKER_STOPPED = { code: 'worker_stopped', message: 'The worker stopped while processing this file. Nothing of it was kept; the file may be too large or damaged in a way the tools cannot handle.' };
+
 export class WorkerPool {
   readonly #entry: URL;
   readonly #workerData: unknown;
   readonly #size: number;
+  readonly #log?: Logger;
   /** Workers start on first use or warm(), so a CLI costs no threads. */
   readonly #slots: Slot[] = [];
   readonly #waiting: Pending[] = [];
   #nextId = 1;
   #closed = false;
 
-  constructor(opts: { size: number; entry: URL; workerData?: unknown }) {
+  constructor(opts: { size: number; entry: URL; workerData?: unknown; log?: Logger }) {
     this.#entry = opts.entry;
+    this.#log = opts.log;
     this.#workerData = opts.workerData;
     this.#size = opts.size;
   }
@@ -97,8 +105,8 @@ export class WorkerPool {
     const worker = new Worker(this.#entry, { workerData: this.#workerData });
     const slot: Slot = { worker, children: new Set() };
     worker.on('message', (m: FromWorker) => this.#onMessage(slot, m));
-    worker.on('error', (err) => this.#onDeath(slot, err));
-    worker.on('exit', (code) => this.#onDeath(slot, new Error(`worker exited with code ${code}`)));
+    worker.on('error', (err) => this.#onDeath(slot, { error_class: err?.name || err?.constructor?.name || typeof err }));
+    worker.on('exit', (code) => this.#onDeath(slot, { exit_code: code }));
     worker.unref();
     return slot;
   }
@@ -149,10 +157,12 @@ export class WorkerPool {
   }
 
   async #replace(slot: Slot): Promise<void> {
+    // out of the slots at once: a task queued meanwhile must not be posted to the dead worker
     const i = this.#slots.indexOf(slot);
-    await this.#kill(slot);
     if (i >= 0 && !this.#closed) this.#slots[i] = this.#spawn();
+    else if (i >= 0) this.#slots.splice(i, 1);
     this.#pump();
+    await this.#kill(slot);
   }
 
   async #kill(slot: Slot): Promise<void> {
@@ -169,10 +179,11 @@ export class WorkerPool {
     await slot.worker.terminate();
   }
 
-  #onDeath(slot: Slot, err: Error): void {
+  #onDeath(slot: Slot, why: { error_class: string } | { exit_code: number }): void {
     const p = slot.busy;
     slot.busy = undefined;
-    if (p) p.reject(new TaskError('engine_failed', `The media worker stopped unexpectedly (${err.message}).`));
+    this.#log?.error({ ...why, engine: p?.task.engine }, 'media worker stopped');
+    if (p) p.reject(new TaskError(WORKER_STOPPED.code, WORKER_STOPPED.message));
     if (!this.#closed) void this.#replace(slot);
   }
 }

@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { NodeRequest } from 'srvx/node';
 import type { AppState, Ctx } from '../context.ts';
 import { ToolCall, type McpDeps } from './call.ts';
+import { limitMessages } from './limits.ts';
 import { mcpServer } from './server.ts';
 
 export const MCP_PATH = '/mcp';
@@ -30,12 +31,16 @@ export function mcpRoutes(deps: McpDeps): Router<AppState> {
     const gone = new AbortController();
     const onClose = () => gone.abort();
     ctx.res.once('close', onClose); // the client went away: a long poll in a tool stops waiting
-    const server = mcpServer(new ToolCall(ctx, deps, gone.signal));
+    const call = new ToolCall(ctx, deps, gone.signal);
+    const server = mcpServer(call);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY });
     try {
       await server.connect(transport);
+      const limits = limitMessages(transport, call, deps.config.abuse.mcpBatchAnswerMax);
       const response = await transport.handleRequest(new NodeRequest({ req: ctx.req, res: ctx.res }) as unknown as Request);
-      ctx.status = response.status;
+      const refused = limits.allRefused();
+      ctx.status = refused ? 429 : response.status;
+      if (refused) ctx.set('Retry-After', String(refused.retryAfterS));
       response.headers.forEach((value, name) => {
         if (name !== 'content-length') ctx.set(name, value);
       });

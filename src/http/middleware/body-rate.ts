@@ -49,6 +49,26 @@ export function minBodyRate(bytesPerSecond: number, windowMs: number): Mw {
   };
 }
 
+/**
+ * An answer given before its request's body has all arrived (a 404, a 401, a refusal, an error)
+ * closes the connection: Node would otherwise read and drop the rest of the body for as long as
+ * it keeps coming, at any rate, with no timeout left to end it, and a few such connections keep
+ * a listener full. The answer goes out whole, then Node closes the socket.
+ */
+export function unreadBodyCloses(): Mw {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      const req = ctx.req;
+      if (expectsBody(req) && !req.complete) {
+        if (ctx.res.headersSent) ctx.res.once('finish', () => req.complete || req.socket.destroy());
+        else ctx.set('Connection', 'close');
+      }
+    }
+  };
+}
+
 /** Whether the request announced a body (a length above 0, or chunks). */
 export function expectsBody(req: IncomingMessage): boolean {
   if (req.headers['transfer-encoding'] !== undefined) return true;

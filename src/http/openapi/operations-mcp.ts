@@ -32,6 +32,8 @@ export function mcpOperations(): Operation[] {
       summary: 'JSON-RPC messages to the MCP tools',
       description:
         'The status and get-started tools need no key; the others read X-Api-Key and answer a refused key, a rate limit or maintenance as their own result. ' +
+        'Every message that needs no key counts towards one shared limit a minute (past it, a working X-Api-Key is counted on its account instead); a message over it is a JSON-RPC error rate_limited, and a request none of whose messages was served is 429 with Retry-After. ' +
+        "A batch's answers together stay within OBSCURA_MCP_BATCH_ANSWER_MAX (256 KiB by default); past it, each further answer is a JSON-RPC error batch_answer_too_large. " +
         'Accept must allow application/json and text/event-stream; answers are JSON.',
       body: { schema: McpMessage, required: true },
       answers: {

@@ -7,6 +7,9 @@ import { guide } from '../guide.ts';
 import { output } from '../output.ts';
 import { open } from '../result.ts';
 
+/** The tools here, by name: a call of any other tool needs a key. */
+export const KEYLESS_TOOLS = ['status', 'get_started', 'get_capabilities'] as const;
+
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
 
 export function discoveryTools(server: McpServer, call: ToolCall): void {

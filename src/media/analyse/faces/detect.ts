@@ -1,6 +1,7 @@
 // Face detection on decoded pixels. face_sensitivity picks the detector and its threshold:
 // below 0.5 the tiny detector (fast), from 0.5 SSD MobileNet v1 (thorough, finds smaller and
 // turned faces); a higher sensitivity lowers the score a face needs.
+import sharp from 'sharp';
 import { faceApi } from './model.ts';
 
 export interface FaceBox {
@@ -35,20 +36,44 @@ export function faceSettings(sensitivity: number): { model: FaceModel; threshold
 
 /** Tiny's input size: a multiple of 32; larger finds smaller faces. */
 const TINY_INPUT = 608;
+/**
+ * The longest side handed to the detectors. face-api pads its input to a square of floats in
+ * tfjs's wasm memory before it scales it to 512 or 608 px, so a long side costs its square:
+ * 16383 px wide is 3.2 GB and kills the worker. 4096 px (201 MB) is a 12 MP photo's cost, kept
+ * whole; longer pictures are scaled down first, which the detectors' own 512-608 px input never sees.
+ */
+export const FACES_MAX_SIDE = 4096;
 
 export async function detectFaces(img: RawImage, sensitivity: number): Promise<FaceDetection> {
   const faceapi = await faceApi();
   const { model, threshold } = faceSettings(sensitivity);
-  const rgb = toRgb(img);
-  const tensor = faceapi.tf.tensor3d(rgb, [img.height, img.width, 3], 'int32');
+  const scale = Math.min(1, FACES_MAX_SIDE / Math.max(img.width, img.height));
+  const input = scale < 1 ? await scaled(img, scale) : { rgb: toRgb(img), width: img.width, height: img.height };
+  const tensor = faceapi.tf.tensor3d(input.rgb, [input.height, input.width, 3], 'int32');
   try {
     const options = model === 'tiny_face_detector' ? new faceapi.TinyFaceDetectorOptions({ inputSize: TINY_INPUT, scoreThreshold: threshold }) : new faceapi.SsdMobilenetv1Options({ minConfidence: threshold, maxResults: 200 });
     const found = await faceapi.detectAllFaces(tensor as never, options);
-    const faces = found.map((d) => clip(d.box, d.score, img.width, img.height)).filter((b) => b.width > 0 && b.height > 0);
+    const back = (n: number, size: number, full: number) => (size === full ? n : (n * full) / size);
+    const faces = found
+      .map((d) => ({ x: back(d.box.x, input.width, img.width), y: back(d.box.y, input.height, img.height), width: back(d.box.width, input.width, img.width), height: back(d.box.height, input.height, img.height), score: d.score }))
+      .map((b) => clip(b, b.score, img.width, img.height))
+      .filter((b) => b.width > 0 && b.height > 0);
     return { model, threshold, faces };
   } finally {
     tensor.dispose();
   }
+}
+
+/** The picture as RGB, its sides times `scale` (at least 1 px). */
+async function scaled(img: RawImage, scale: number): Promise<{ rgb: Uint8Array; width: number; height: number }> {
+  const width = Math.max(1, Math.round(img.width * scale));
+  const height = Math.max(1, Math.round(img.height * scale));
+  const { data, width: w, height: h, channels } = img;
+  const raw = await sharp(Buffer.from(data.buffer, data.byteOffset, data.length), { raw: { width: w, height: h, channels: channels as 1 | 2 | 3 | 4 }, limitInputPixels: false })
+    .resize(width, height, { fit: 'fill', kernel: 'lanczos3' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { rgb: toRgb({ data: new Uint8Array(raw.data.buffer, raw.data.byteOffset, raw.data.length), width, height, channels: raw.info.channels }), width, height };
 }
 
 /** Interleaved RGB: grey is repeated, alpha dropped (a face behind transparency is still a face). */
