@@ -10,6 +10,8 @@ export interface MediaLimits {
   maxVideoHeight: number;
   /** Frames of a video sampled for the still-image analyses (OBSCURA_ANALYSE_VIDEO_FRAMES). */
   analyseVideoFrames?: number;
+  /** Memory one job may reserve (media/memory.ts): the smaller of OBSCURA_MEDIA_MEMORY_PER_JOB and OBSCURA_MEDIA_MEMORY_BUDGET. Absent: no cap. */
+  memoryPerJob?: { bytes: number; setting: string };
 }
 
 export const DEFAULT_LIMITS: MediaLimits = Object.freeze({

@@ -7,7 +7,7 @@ import type { Engines } from './tasks.ts';
 export const engines: Engines = {
   async convert(a, ctx) {
     const { convert } = await import('../media/convert/index.ts');
-    return convert(a.input, a.outDir, a.options, { limits: a.limits, cpuBudgetMs: a.cpuBudgetMs, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    return convert(a.input, a.outDir, a.options, { limits: a.limits, cpuBudgetMs: a.cpuBudgetMs, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit });
   },
   async convertCheck(a, ctx) {
     const { probeDetailed } = await import('../media/probe.ts');
@@ -51,7 +51,7 @@ export const engines: Engines = {
   async analyse(a, ctx) {
     const { input, limits, ...options } = a;
     const { analyseFile } = await import('../media/analyse/index.ts');
-    return analyseFile(input, limits, { ...options, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
+    return analyseFile(input, limits, { ...options, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit });
   },
   async probe(a, ctx) {
     const { probe } = await import('../media/probe.ts');
