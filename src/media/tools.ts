@@ -44,8 +44,8 @@ export function setToolMemoryShare(bytes: number | undefined): void {
   share = bytes;
 }
 
-// what the tools say when an allocation fails (measured under prlimit: cjxl, x264, x265, libvpx, h264)
-const OUT_OF_MEMORY = /bad_alloc|JXL_CHECK: bytes_|malloc of size|memory allocation|allocation (error|fail)|cannot allocate|out of memory|get_buffer\(\) failed/i;
+// what the tools say when an allocation fails (measured under prlimit: cjxl, heif-enc, ffmpeg with x264, x265, libvpx and decoding)
+const OUT_OF_MEMORY = /bad_alloc|JXL_CHECK: bytes_|malloc of size|memory allocation|allocation (error|fail)|cannot allocate|out of memory/i;
 const MiB = 1024 * 1024;
 
 export interface RunToolOptions {
