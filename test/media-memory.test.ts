@@ -102,6 +102,42 @@ test('a 100 KB 8K video is refused at start over OBSCURA_MEDIA_MEMORY_PER_JOB, w
   t.is(done.status, 'completed', JSON.stringify(done));
 });
 
+async function stegoJob(svc: Svc, key: string, type: 'hide' | 'reveal', files: [number, string, Buffer][]): Promise<{ done: any; files: Buffer[] }> {
+  const uid = (await svc.api('POST', '/api/session', key, { type })).body.upload_uid;
+  for (const [step, name, bytes] of files) {
+    const r = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
+    if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
+  }
+  const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: 'correct horse battery staple' });
+  if (start.status !== 201) throw new Error(JSON.stringify(start.body));
+  let done: any;
+  do done = (await svc.api('GET', `/api/job/${uid}?wait=30`, key)).body;
+  while (!['completed', 'partial', 'failed'].includes(done.status));
+  const out: Buffer[] = [];
+  for (const f of (await svc.api('GET', `/api/job/${uid}/results`, key)).body.result_files ?? []) {
+    out.push(Buffer.from(await (await fetch(f.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()));
+  }
+  return { done, files: out };
+}
+
+test('hiding in a 49 MP cover fails with the estimate and the setting under a 2 GiB budget; a small cover hides and reveals under it', async (t) => {
+  const svc = await startService({ OBSCURA_MEDIA_MEMORY_BUDGET: '2GiB' });
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  const secret = Buffer.from('the meeting is at noon');
+  const big = await stegoJob(svc, key, 'hide', [[1, 'note.txt', secret], [2, 'cover.png', await solid(7000, 7000).png().toBuffer()]]);
+  t.is(big.done.status, 'failed', JSON.stringify(big.done));
+  t.is(big.done.error, 'too_much_memory');
+  t.regex(big.done.progress_message, /^Hiding in this image needs about \d+\.\d GiB of memory \(49 MP a picture\); OBSCURA_MEDIA_MEMORY_BUDGET allows 2\.0 GiB for one job\./);
+
+  const small = await stegoJob(svc, key, 'hide', [[1, 'note.txt', secret], [2, 'cover.png', await solid(320, 240).png().toBuffer()]]);
+  t.is(small.done.status, 'completed', JSON.stringify(small.done));
+  const back = await stegoJob(svc, key, 'reveal', [[1, 'hidden.png', small.files[0]]]);
+  t.is(back.done.status, 'completed', JSON.stringify(back.done));
+  t.deepEqual(back.files, [secret]);
+  t.is(svc.services.pool.memory.held, 0);
+});
+
 test('a tool that needs more memory than its share is stopped by its address-space limit, with a clear error', async (t) => {
   const dir = tempDir('obscura-mem-');
   const png = path.join(dir, 'in.png');

@@ -69,6 +69,19 @@ export function analyseNeed(kind: 'image' | 'video', pixels: number, decodeTool:
   return { bytes: Math.ceil(bytes), what: `Analysing this ${kind}`, pixels, hint: `A smaller ${kind === 'video' ? 'frame size' : 'picture'} needs less.` };
 }
 
+/**
+ * Hide or reveal: an image's samples held while they are embedded or read (a 49 MP JPEG cover
+ * written as WebP peaked at 1.8 GiB, 38 a pixel); a video's decoder and encoder at once.
+ */
+export function stegoNeed(action: 'hide' | 'reveal', kind: 'image' | 'video', pixels: number, decodeTool: boolean): MemoryNeed {
+  const bytes =
+    kind === 'video'
+      ? 2 * TOOL_BASE + pixels * PER_PIXEL.video * videoThreads()
+      : JOB_BASE + pixels * PER_PIXEL.analyse + (decodeTool ? TOOL_BASE + pixels * PER_PIXEL.imageTool : 0);
+  const what = action === 'hide' ? `Hiding in this ${kind}` : `Revealing from this ${kind}`;
+  return { bytes: Math.ceil(bytes), what, pixels, hint: `A smaller ${kind === 'video' ? 'frame size' : 'picture'} needs less.` };
+}
+
 /** "8.9 GiB", "512 MiB". */
 export function formatBytes(n: number): string {
   if (n >= 1024 * MiB) return `${(n / (1024 * MiB)).toFixed(1)} GiB`;

@@ -44,6 +44,11 @@ export function setToolMemoryShare(bytes: number | undefined): void {
   share = bytes;
 }
 
+/** The command that runs `cmd` within the job's memory share (prlimit, which execs it), or `cmd` itself when there is none. */
+export function withinShare(cmd: string, args: string[]): [string, string[]] {
+  return share === undefined ? [cmd, args] : ['prlimit', [`--as=${Math.floor(share)}`, '--', cmd, ...args]];
+}
+
 // what the tools say when an allocation fails (measured under prlimit: cjxl, heif-enc, ffmpeg with x264, x265, libvpx and decoding)
 const OUT_OF_MEMORY = /bad_alloc|JXL_CHECK: bytes_|malloc of size|memory allocation|allocation (error|fail)|cannot allocate|out of memory/i;
 const MiB = 1024 * 1024;
@@ -80,7 +85,7 @@ export interface ToolResult {
 // Tools get a minimal environment: nothing of the service's (keys, config) leaks into them.
 // Two malloc arenas: glibc otherwise reserves 64 MiB of address space per thread, which counts
 // against the address-space limit without ever being used.
-function toolEnv(): NodeJS.ProcessEnv {
+export function toolEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', MALLOC_ARENA_MAX: '2' };
 }
 
@@ -112,7 +117,7 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
 
     const memoryLimit = opts.memoryLimit ?? share;
     const limited = memoryLimit !== undefined && Number.isFinite(memoryLimit);
-    const child = spawn(limited ? 'prlimit' : cmd, limited ? [`--as=${Math.floor(memoryLimit)}`, '--', cmd, ...args] : args, {
+    const child = spawn(limited ? 'prlimit' : cmd, limited ? [`--as=${Math.floor(memoryLimit!)}`, '--', cmd, ...args] : args, {
       shell: false,
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       cwd: opts.cwd,
