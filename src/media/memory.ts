@@ -29,8 +29,8 @@ const PER_PIXEL = {
   cjxl: 180,
   /** heif-enc (x265): 21 (VmPeak 1.0 GiB at 49 MP); heif-convert, djxl, ffmpeg decoding one picture: less. */
   imageTool: 24,
-  /** ffmpeg decoding and encoding a video, per pixel of a frame: 8K VP9 139, x265 121, x264 113. */
-  video: 128,
+  /** ffmpeg decoding and encoding a video, per pixel of a frame, once the encoder's lookahead is full: 8K x264 (medium) 7.1 GiB, x265 5.5 GiB, VP9 4.3 GiB. */
+  video: 224,
 } as const;
 
 /** Encoders keep more frames in flight with more threads: measured with 2 cores. */
