@@ -9,6 +9,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   hide: () => import('./hide.ts'),
   stego: () => import('./stego.ts'),
   analyse: () => import('./analyse.ts'),
+  memory: () => import('./memory.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

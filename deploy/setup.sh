@@ -17,8 +17,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_VERSION="24.21.0"
 TOOLS="$ROOT/.tools"
-DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time)
-TEST_PACKAGES=(iproute2 util-linux strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl)
+DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time util-linux)  # util-linux: prlimit, the media tools' memory limit
+TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 [[ "${1:-}" == "--companion" ]] && DEBIAN_PACKAGES=()
 

@@ -102,6 +102,9 @@ const bytes = z.string().transform((raw, ctx) => {
   return n;
 });
 
+/** "auto", or what the schema makes of the value. */
+const autoOr = <T extends z.ZodType>(type: T) => z.union([z.literal('auto'), type]);
+
 /** Largest trust-anchor file read: a bundle of every public CA is about 250 KiB. */
 const TRUST_ANCHORS_MAX = 4 * MiB;
 
@@ -207,6 +210,9 @@ const schema = {
   // a reveal writes every hidden file into scratch (memory) before storing it
   OBSCURA_MAX_REVEAL_BYTES: [bytes.refine((n) => n >= 1, 'must be at least 1 byte'), '512MiB'],
   OBSCURA_CONVERT_CPU_BUDGET: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '10m'],
+  // memory for media work, per instance (README "Memory budget"); auto: half the machine's memory
+  OBSCURA_MEDIA_MEMORY_BUDGET: [autoOr(bytes.refine((n) => n >= 256 * MiB, 'must be at least 256MiB')), 'auto'],
+  OBSCURA_MEDIA_MEMORY_PER_JOB: [autoOr(bytes.refine((n) => n >= 256 * MiB, 'must be at least 256MiB')), 'auto'],
   OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
   OBSCURA_OCR_RECYCLE_AFTER: [int(1, 100_000), '25'],
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
@@ -310,6 +316,8 @@ export interface Config {
   };
   /** CPU time one file's conversion may use, in ms. */
   convert: { cpuBudgetMs: number };
+  /** Memory this instance's media work may hold at once, and one job of it (with the setting that sets it, named in refusals). */
+  memory: { budget: number; perJob: { bytes: number; setting: string } };
   /** PEM certificates of the C2PA signers the analyse product trusts; empty: none. */
   c2paTrustAnchors: string;
   /** Recognitions a tesseract worker does before it is replaced (its memory only grows). */
@@ -382,6 +390,13 @@ export interface AbuseLimits {
 
 export class ConfigError extends Error {}
 
+/** The memory one job may reserve, and the setting that sets it (named in refusals). */
+function memoryPerJob(r: Raw, budget: number): { bytes: number; setting: string } {
+  const perJob = r.OBSCURA_MEDIA_MEMORY_PER_JOB;
+  if (perJob === 'auto' || perJob >= budget) return { bytes: budget, setting: 'OBSCURA_MEDIA_MEMORY_BUDGET' };
+  return { bytes: perJob, setting: 'OBSCURA_MEDIA_MEMORY_PER_JOB' };
+}
+
 function defaultOrigin(addr: ListenAddress, fallbackPort: number): string {
   if (addr.kind === 'tcp') {
     const host = isIP(addr.host) === 6 ? `[${addr.host}]` : addr.host;
@@ -437,6 +452,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
 
   const dataDir = path.resolve(r.OBSCURA_DATA_DIR);
+  const budget = r.OBSCURA_MEDIA_MEMORY_BUDGET === 'auto' ? Math.floor(os.totalmem() / 2) : r.OBSCURA_MEDIA_MEMORY_BUDGET;
   const listenAddr = {
     clearnet: r.OBSCURA_CLEARNET_LISTEN,
     onion: r.OBSCURA_ONION_LISTEN,
@@ -494,6 +510,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRevealFiles: r.OBSCURA_SESSION_MAX_FILES,
     },
     convert: { cpuBudgetMs: r.OBSCURA_CONVERT_CPU_BUDGET },
+    memory: { budget, perJob: memoryPerJob(r, budget) },
     c2paTrustAnchors,
     ocr: { recycleAfter: r.OBSCURA_OCR_RECYCLE_AFTER },
     logLevel: r.OBSCURA_LOG_LEVEL,

@@ -118,7 +118,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   // a direct upload cut off by a crash is discarded at start; with many instances another one may
   // be receiving it right now, so there the sweep ends it with its session instead
   if (engine.singleInstance) await uploads.recover();
-  const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url), log });
+  const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url), log, memoryBudget: config.memory.budget });
   const jobs = new Jobs({
     rows: repos.jobs,
     assets: repos.assets,
@@ -134,10 +134,12 @@ export async function createServices(config: Config, opts: { logDestination?: De
     events: engine.events,
     singleInstance: engine.singleInstance,
   });
-  jobs.register(convertRunner({ uploads, limits: config.media, cpuBudgetMs: config.convert.cpuBudgetMs }));
-  jobs.register(hideRunner({ uploads, limits: config.media }));
-  jobs.register(revealRunner({ uploads, limits: config.media }));
-  jobs.register(analyseRunner({ uploads, limits: config.media, c2paTrustAnchors: config.c2paTrustAnchors || undefined, ocrRecycleAfter: config.ocr.recycleAfter }));
+  // every job's media limits, with the memory one job may reserve
+  const limits = { ...config.media, memoryPerJob: config.memory.perJob };
+  jobs.register(convertRunner({ uploads, limits, cpuBudgetMs: config.convert.cpuBudgetMs }));
+  jobs.register(hideRunner({ uploads, limits }));
+  jobs.register(revealRunner({ uploads, limits }));
+  jobs.register(analyseRunner({ uploads, limits, c2paTrustAnchors: config.c2paTrustAnchors || undefined, ocrRecycleAfter: config.ocr.recycleAfter }));
   // the one outbound connection, and only when the operator named a relay
   const mailer: Mailer | undefined = config.web.smtpUrl ? smtpMailer(config.web.smtpUrl, config.web.mailFrom) : undefined;
   const webSessions = new WebSessions({

@@ -7,7 +7,7 @@ import type { MediaLimits } from './limits.ts';
 import './probe.ts'; // turns off libvips' cache: decoded plaintext must not outlive its job
 import type { Probe } from './probe.ts';
 
-const SHARP_DECODES = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
+export const SHARP_DECODES: ReadonlySet<string> = new Set(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
 
 export interface DecodedPixels {
   data: Buffer;

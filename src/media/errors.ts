@@ -11,6 +11,8 @@ export type MediaErrorCode =
   | 'output_too_large'
   /** convert: the file needed more CPU time than OBSCURA_CONVERT_CPU_BUDGET */
   | 'cpu_budget_exceeded'
+  /** the work needs more memory than one job may have (OBSCURA_MEDIA_MEMORY_*), or a tool went over its share */
+  | 'too_much_memory'
   | 'aborted'
   /** reveal: wrong passphrase, nothing hidden, or a re-encoded file; deliberately one answer */
   | 'nothing_found'

@@ -14,6 +14,8 @@ export interface MediaLimits {
   maxRevealBytes?: number;
   /** Files a reveal may give back: no hide takes more secrets (OBSCURA_SESSION_MAX_FILES). */
   maxRevealFiles?: number;
+  /** Memory one job may reserve (media/memory.ts): the smaller of OBSCURA_MEDIA_MEMORY_PER_JOB and OBSCURA_MEDIA_MEMORY_BUDGET. Absent: no cap. */
+  memoryPerJob?: { bytes: number; setting: string };
 }
 
 export const DEFAULT_LIMITS: MediaLimits = Object.freeze({

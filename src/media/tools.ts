@@ -1,6 +1,9 @@
 // Runs a media tool (ffmpeg, heif-enc, cjxl, ...) with an argument array, never a shell, and
 // makes sure it is gone when the call settles: an abort or a timeout SIGKILLs it and the
-// promise waits for its exit, so no process outlives the job that started it.
+// promise waits for its exit, so no process outlives the job that started it. A tool started
+// for a job admitted under the memory budget runs under an address-space limit (RLIMIT_AS, set
+// by util-linux prlimit, which then execs the tool): one that needs more than its job's share
+// fails its allocation and is reported as over its memory, not left to take the machine's.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { MediaError, abortedError } from './errors.ts';
@@ -33,6 +36,23 @@ async function cpuTimeMs(pid: number): Promise<number | undefined> {
   }
 }
 
+/** The memory share of the job this thread runs (the worker sets it once the job is admitted). */
+let share: number | undefined;
+
+/** Sets (or, undefined, clears) the address-space limit of the tools this thread starts from now on. */
+export function setToolMemoryShare(bytes: number | undefined): void {
+  share = bytes;
+}
+
+/** The command that runs `cmd` within the job's memory share (prlimit, which execs it), or `cmd` itself when there is none. */
+export function withinShare(cmd: string, args: string[]): [string, string[]] {
+  return share === undefined ? [cmd, args] : ['prlimit', [`--as=${Math.floor(share)}`, '--', cmd, ...args]];
+}
+
+// what the tools say when an allocation fails (measured under prlimit: cjxl, heif-enc, ffmpeg with x264, x265, libvpx and decoding)
+const OUT_OF_MEMORY = /bad_alloc|JXL_CHECK: bytes_|malloc of size|memory allocation|allocation (error|fail)|cannot allocate|out of memory/i;
+const MiB = 1024 * 1024;
+
 export interface RunToolOptions {
   signal?: AbortSignal;
   /** Called with the child's pid once it runs (for the job engine's bookkeeping). */
@@ -50,6 +70,8 @@ export interface RunToolOptions {
   cwd?: string;
   /** Measures the tool's CPU time while it runs and kills it once it is over the allowance. */
   cpu?: CpuMeter;
+  /** Address space the tool may map, in bytes; default: the job's memory share, if any. */
+  memoryLimit?: number;
 }
 
 export interface ToolResult {
@@ -61,8 +83,10 @@ export interface ToolResult {
 }
 
 // Tools get a minimal environment: nothing of the service's (keys, config) leaks into them.
-function toolEnv(): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' };
+// Two malloc arenas: glibc otherwise reserves 64 MiB of address space per thread, which counts
+// against the address-space limit without ever being used.
+export function toolEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C', MALLOC_ARENA_MAX: '2' };
 }
 
 function lineSplitter(cb: (line: string) => void): { push(chunk: string): void; end(): void } {
@@ -91,7 +115,9 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
   return new Promise<ToolResult>((resolve, reject) => {
     if (opts.signal?.aborted) return reject(abortedError());
 
-    const child = spawn(cmd, args, {
+    const memoryLimit = opts.memoryLimit ?? share;
+    const limited = memoryLimit !== undefined && Number.isFinite(memoryLimit);
+    const child = spawn(limited ? 'prlimit' : cmd, limited ? [`--as=${Math.floor(memoryLimit!)}`, '--', cmd, ...args] : args, {
       shell: false,
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       cwd: opts.cwd,
@@ -182,11 +208,27 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
       if (stopped) return reject(stopped);
       if (spawnError) {
         const missing = (spawnError as NodeJS.ErrnoException).code === 'ENOENT';
+        const tool = limited ? 'prlimit (util-linux), which limits the memory of media tools,' : cmd;
         return reject(
-          new MediaError('engine_failed', missing ? `The media tool ${cmd} is not installed on this server.` : `The media tool ${cmd} could not be started.`, {
+          new MediaError('engine_failed', missing ? `The tool ${tool} is not installed on this server.` : `The media tool ${cmd} could not be started.`, {
             cause: spawnError,
           }),
         );
+      }
+      if (limited) {
+        // prlimit could not exec the tool (126, 127: util-linux's exit codes for that)
+        if ((code === 127 || code === 126) && /^prlimit: failed to execute/m.test(stderr)) {
+          return reject(new MediaError('engine_failed', code === 127 ? `The media tool ${cmd} is not installed on this server.` : `The media tool ${cmd} could not be started.`));
+        }
+        // a failed allocation, in the tool's words (a crash alone may be a damaged file's)
+        if ((signal || code !== 0) && OUT_OF_MEMORY.test(stderr.slice(-4096))) {
+          return reject(
+            new MediaError(
+              'too_much_memory',
+              `The media tool ${cmd} needed more memory than this job's share (${Math.ceil(memoryLimit! / MiB)} MiB, from its estimate under OBSCURA_MEDIA_MEMORY_BUDGET) and was stopped.`,
+            ),
+          );
+        }
       }
       if (stderr.length > maxStderr) stderr = stderr.slice(-maxStderr);
       resolve({ stdout: Buffer.concat(out), stderr, code: signal ? -1 : (code ?? -1) });

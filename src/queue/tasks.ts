@@ -20,6 +20,8 @@ export interface EngineContext {
   onProgress: (fraction: number) => void;
   onSpawn: (pid: number) => void;
   onReap: (pid: number) => void;
+  /** Waits for `bytes` of the instance's memory budget (the estimate from the probe); the tools started after run within them. */
+  admit?: (bytes: number) => Promise<void>;
 }
 
 type Hooks = keyof EngineContext;

@@ -2,10 +2,16 @@
 // overstays (the job's time limit) is aborted; a worker that does not stop when asked is
 // terminated and the tools it spawned are killed. A worker that dies on its own (an error no
 // engine caught, a wasm trap) fails its task with a plain message and is replaced; the log gets
-// the error's class only, as its text may quote the file.
+// the error's class only, as its text may quote the file. A task asks the pool for its memory
+// (the estimate from its probe) before its heavy work, and waits until the instance's memory
+// budget has room for it; what it holds is freed when it ends, however it ends.
 import { MessagePort, Worker, type Transferable } from 'node:worker_threads';
 import type { Logger } from '../log.ts';
+import { MemoryBudget, type Reservation } from './memory-budget.ts';
+import { TaskError } from './task-error.ts';
 import type { EngineName, Task, TaskResult } from './tasks.ts';
+
+export { TaskError } from './task-error.ts';
 
 export type { EngineName, Task, TaskArgs, TaskResult } from './tasks.ts';
 
@@ -16,20 +22,12 @@ export interface RunOptions {
   transfer?: Transferable[];
 }
 
-/** An error from the worker side, carried across the thread boundary. */
-export class TaskError extends Error {
-  override name = 'TaskError';
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 type FromWorker =
   | { type: 'progress'; id: number; fraction: number }
   | { type: 'spawn'; id: number; pid: number }
   | { type: 'reaped'; id: number; pid: number }
+  | { type: 'admit'; id: number; bytes: number }
   | { type: 'done'; id: number; result: unknown }
   | { type: 'error'; id: number; code: string; message: string };
 
@@ -46,6 +44,8 @@ interface Slot {
   worker: Worker;
   busy?: Pending;
   children: Set<number>;
+  /** The memory the busy task holds. */
+  memory?: Reservation;
 }
 
 const ABORT_GRACE_MS = 3000;
@@ -58,17 +58,25 @@ export class WorkerPool {
   readonly #workerData: unknown;
   readonly #size: number;
   readonly #log?: Logger;
+  readonly #memory: MemoryBudget;
   /** Workers start on first use or warm(), so a CLI costs no threads. */
   readonly #slots: Slot[] = [];
   readonly #waiting: Pending[] = [];
   #nextId = 1;
   #closed = false;
 
-  constructor(opts: { size: number; entry: URL; workerData?: unknown; log?: Logger }) {
+  /** memoryBudget: bytes all tasks together may reserve (OBSCURA_MEDIA_MEMORY_BUDGET); default none. */
+  constructor(opts: { size: number; entry: URL; workerData?: unknown; log?: Logger; memoryBudget?: number }) {
     this.#entry = opts.entry;
     this.#log = opts.log;
     this.#workerData = opts.workerData;
     this.#size = opts.size;
+    this.#memory = new MemoryBudget(opts.memoryBudget ?? Infinity);
+  }
+
+  /** Memory the running tasks hold, and the budget. */
+  get memory(): { held: number; total: number } {
+    return { held: this.#memory.held, total: this.#memory.total };
   }
 
   get size(): number {
@@ -135,12 +143,36 @@ export class WorkerPool {
     else if (m.type === 'reaped') slot.children.delete(m.pid);
     if (!p || p.id !== m.id) return;
     if (m.type === 'progress') p.opts.onProgress?.(m.fraction);
+    else if (m.type === 'admit') void this.#admit(slot, p, m.bytes);
     else if (m.type === 'done' || m.type === 'error') {
+      this.#free(slot);
       slot.busy = undefined;
       if (m.type === 'done') p.resolve(m.result);
       else p.reject(new TaskError(m.code, m.message));
       this.#pump();
     }
+  }
+
+  /**
+   * A task asks for its memory: what it held before is given back first (a task waiting while
+   * holding some could wait for another that waits for it), then it waits for room.
+   */
+  async #admit(slot: Slot, p: Pending, bytes: number): Promise<void> {
+    this.#free(slot);
+    try {
+      const r = await this.#memory.reserve(bytes, p.opts.signal);
+      if (slot.busy !== p) return r.release(); // it ended while waiting
+      slot.memory = r;
+      slot.worker.postMessage({ type: 'admitted', id: p.id });
+    } catch (err) {
+      const e = err instanceof TaskError ? err : new TaskError('engine_failed', 'The memory for this task could not be reserved.');
+      if (slot.busy === p) slot.worker.postMessage({ type: 'refused', id: p.id, code: e.code, message: e.message });
+    }
+  }
+
+  #free(slot: Slot): void {
+    slot.memory?.release();
+    slot.memory = undefined;
   }
 
   #abort(slot: Slot, p: Pending): void {
@@ -149,6 +181,7 @@ export class WorkerPool {
     setTimeout(() => {
       if (slot.busy === p) {
         // it did not stop when asked: replace the worker
+        this.#free(slot);
         slot.busy = undefined;
         p.reject(new TaskError('aborted', 'The task was stopped.'));
         void this.#replace(slot);
@@ -166,6 +199,7 @@ export class WorkerPool {
   }
 
   async #kill(slot: Slot): Promise<void> {
+    this.#free(slot);
     for (const pid of slot.children) {
       try {
         process.kill(pid, 'SIGKILL');
@@ -181,6 +215,7 @@ export class WorkerPool {
 
   #onDeath(slot: Slot, why: { error_class: string } | { exit_code: number }): void {
     const p = slot.busy;
+    this.#free(slot);
     slot.busy = undefined;
     this.#log?.error({ ...why, engine: p?.task.engine }, 'media worker stopped');
     if (p) p.reject(new TaskError(WORKER_STOPPED.code, WORKER_STOPPED.message));

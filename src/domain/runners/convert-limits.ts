@@ -17,7 +17,7 @@ import { toScratch } from './scratch-io.ts';
 /** Formats whose header sits at the start and that hold one picture: their first MiB is enough. */
 const HEAD_ONLY = new Set(['jpeg', 'bmp']);
 const HEAD_BYTES = 1 << 20;
-const REFUSED = new Set(['limit_exceeded', 'output_too_large']);
+const REFUSED = new Set(['limit_exceeded', 'output_too_large', 'too_much_memory']);
 
 export async function refuseOverLimits(
   deps: { uploads: Uploads; limits: MediaLimits },

@@ -250,7 +250,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       errors: {
         ...START,
         415: 'unsupported_media: a file of a kind outside the allow-list (a PDF, a ZIP)',
-        422: 'missing_upload_uid, invalid_expiry, unknown_option, invalid_option, no_files, limit_exceeded, output_too_large',
+        422: 'missing_upload_uid, invalid_expiry, unknown_option, invalid_option, no_files, limit_exceeded, output_too_large, too_much_memory',
       },
     },
     ...jobOps({

@@ -325,6 +325,8 @@ export async function readC2paIsolated(
       timeoutMs: READ_TIMEOUT_MS,
       maxStdout: 4 << 20,
       maxStderr: 4096,
+      // no address-space limit: V8 reserves more than a GiB it never uses (node does not start under 1 GiB)
+      memoryLimit: Infinity,
     });
     if (r.code !== 0) return { status: 'unreadable', reason: 'failed' };
     const reading: unknown = JSON.parse(r.stdout.toString('utf8'));

@@ -43,6 +43,8 @@ export interface AnalyseOptions {
   signal?: AbortSignal;
   onSpawn?: (pid: number) => void;
   onReap?: (pid: number) => void;
+  /** Waits for the memory the analysis needs (the worker's; direct calls have no budget). */
+  admit?: (bytes: number) => Promise<void>;
   /** PEM certificates of trusted C2PA signers; empty: nothing is trusted. */
   c2paTrustAnchors?: string;
   /** The media limits, for readings a detector makes itself (a video's sampled frames). */

@@ -6,7 +6,9 @@
 // summary counts, which are fields of the result's schema (summary() below).
 import path from 'node:path';
 import sharp from 'sharp';
+import { SHARP_DECODES } from '../decode.ts';
 import type { MediaLimits } from '../limits.ts';
+import { analyseNeed, refuseOverMemory } from '../memory.ts';
 import { probe } from '../probe.ts';
 import type { AnalyseOptions, AssetFile, Detector, DetectorResult, Finding } from './detector.ts';
 import { aiGenerationDetector } from './detectors/ai-generation.ts';
@@ -46,6 +48,10 @@ export interface FileAnalysis {
 
 export async function analyseFile(file: string, limits: MediaLimits, options: AnalyseOptions): Promise<FileAnalysis> {
   const p = await probe(file, limits, options);
+  // the memory it needs, from the probe: refused over the per-job limit, else waits for room
+  const need = analyseNeed(p.kind === 'video' ? 'video' : 'image', p.width * p.height, p.kind === 'video' || !SHARP_DECODES.has(p.format));
+  refuseOverMemory(need, limits);
+  await options.admit?.(need.bytes);
   options = { ...options, limits: options.limits ?? limits }; // detectors that make readings of their own (video frames) need them
   const input = analyseInput(file, p, limits, options);
   const results: Record<string, DetectorResult<unknown>> = {};

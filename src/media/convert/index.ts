@@ -16,11 +16,11 @@ import { heifBackend } from './backends/heif.ts';
 import { jxlBackend } from './backends/jxl.ts';
 import { sharpBackend, sharpError } from './backends/sharp.ts';
 import { fitGeometry } from './geometry.ts';
-import { animation, checkLimits } from './output-limits.ts';
+import { animation, checkLimits, memoryNeed } from './output-limits.ts';
 import { cleanPng } from './png-clean.ts';
 import { describeRedaction, redactPipeline, type Redacted } from './redact.ts';
 import { videoRedaction } from './redact-video.ts';
-import { IMAGE_TARGETS, VIDEO_TARGETS, type ConvertOptions, type ImageTarget, type VideoTarget } from './options.ts';
+import { IMAGE_TARGETS, TARGET_LABEL, VIDEO_TARGETS, type ConvertOptions, type ImageTarget } from './options.ts';
 
 export { parseConvertOptions } from './options.ts';
 export type { ConvertOptions, Fit, ImageTarget, VideoTarget } from './options.ts';
@@ -33,6 +33,8 @@ export interface ConvertContext {
   onReap?: (pid: number) => void;
   /** CPU time the file may use (OBSCURA_CONVERT_CPU_BUDGET); none when absent. */
   cpuBudgetMs?: number;
+  /** Waits for the memory the conversion needs (the worker's; direct calls have no budget). */
+  admit?: (bytes: number) => Promise<void>;
 }
 
 export interface ConvertResult {
@@ -53,19 +55,6 @@ export const imageBackends: readonly ImageBackend[] = [sharpBackend, heifBackend
 export const videoBackends: readonly VideoBackend[] = [ffmpegVideoBackend];
 
 const IMAGE_EXT: Record<ImageTarget, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', avif: 'avif', heic: 'heic', jxl: 'jxl' };
-const TARGET_LABEL: Record<ImageTarget | VideoTarget, string> = {
-  jpeg: 'JPEG',
-  png: 'PNG',
-  webp: 'WebP',
-  avif: 'AVIF',
-  heic: 'HEIC',
-  jxl: 'JPEG XL',
-  mp4h264: 'MP4 (H.264)',
-  mp4h265: 'MP4 (H.265)',
-  webm: 'WebM',
-  mkv: 'MKV',
-  mov: 'MOV',
-};
 const ALPHA_TARGETS = new Set<ImageTarget>(['png', 'webp', 'avif', 'heic', 'jxl']);
 
 async function freeName(dir: string, ext: string): Promise<string> {
@@ -104,6 +93,10 @@ export async function convert(inputPath: string, outDir: string, options: Conver
     }
     // checked at job start too; again here, for whatever calls convert() without that
     checkLimits(probed, options, ctx.limits);
+    // the memory it needs, estimated from the probe: waits while other jobs hold too much
+    const need = memoryNeed(probed, options, ctx.limits);
+    if (need) await ctx.admit?.(need.bytes);
+    throwIfAborted(ctx.signal);
     ctx.onProgress?.(0.05);
 
     let result: ConvertResult;

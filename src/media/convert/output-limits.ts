@@ -2,14 +2,17 @@
 // before any work. The options can make the output far larger than the input (a 286-byte JPEG
 // asked for 16384×16384), so the output is planned here with the backends' own geometry
 // (fitGeometry, the animation rule) and held to the same settings as inputs: validation at job
-// start and the encoding cannot disagree. Messages name the setting that sets each limit.
+// start and the encoding cannot disagree. Messages name the setting that sets each limit. The
+// memory the work needs is estimated from the same plan (media/memory.ts) and held to the
+// per-job memory limit here too.
 import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
+import { imageConvertNeed, refuseOverMemory, videoConvertNeed, type MemoryNeed } from '../memory.ts';
 import { formatDuration, megapixels, type DetailedProbe } from '../probe.ts';
 import { sharpBackend } from './backends/sharp.ts';
 import { codecArgs } from './backends/ffmpeg-video.ts';
 import { fitGeometry } from './geometry.ts';
-import type { ConvertOptions, ImageTarget } from './options.ts';
+import { TARGET_LABEL, type ConvertOptions, type ImageTarget } from './options.ts';
 
 /** No limit at all: the header is read for its numbers, which checkLimits() then holds to the real limits. */
 export const UNBOUNDED: MediaLimits = Object.freeze({
@@ -53,6 +56,18 @@ export function plannedOutput(probed: DetailedProbe, o: ConvertOptions, limits: 
   return { width: g.outW, height: g.outH, frames: 1 };
 }
 
+/** The memory the conversion needs, from its input and its planned output; undefined when the file and the target's kind differ. */
+export function memoryNeed(probed: DetailedProbe, o: ConvertOptions, limits: MediaLimits): MemoryNeed | undefined {
+  const out = plannedOutput(probed, o, limits);
+  if (!out) return undefined;
+  const what = `Converting this ${o.target} to ${TARGET_LABEL[o.format]}`;
+  const redact = !!o.redact?.length;
+  if (o.target === 'video') return videoConvertNeed(Math.max(probed.probe.width * probed.probe.height, out.width * out.height), redact, what);
+  const d = probed.image!;
+  const encoder = o.format === 'jxl' ? 'jxl' : o.format === 'heic' ? 'heic' : 'sharp';
+  return imageConvertNeed(d.storedWidth * d.storedHeight * out.frames, out.width * out.height * out.frames, { decodeTool: !sharpBackend.canDecode(d.format), encoder, redact }, what);
+}
+
 /** The long side against the long limit and the short against the short: portrait is as welcome as landscape. */
 function videoFits(w: number, h: number, limits: MediaLimits): boolean {
   return Math.max(w, h) <= Math.max(limits.maxVideoWidth, limits.maxVideoHeight) && Math.min(w, h) <= Math.min(limits.maxVideoWidth, limits.maxVideoHeight);
@@ -65,7 +80,8 @@ const resolution = (limits: MediaLimits) => `OBSCURA_MAX_VIDEO_RESOLUTION allows
 
 /**
  * Throws MediaError 'limit_exceeded' when the input is over a limit, 'output_too_large' when
- * the output the options ask for would be. Video output is as long as its input (never longer).
+ * the output the options ask for would be, 'too_much_memory' when the work would need more
+ * memory than one job may have. Video output is as long as its input (never longer).
  */
 export function checkLimits(probed: DetailedProbe, o: ConvertOptions, limits: MediaLimits): void {
   const p = probed.probe;
@@ -86,6 +102,7 @@ export function checkLimits(probed: DetailedProbe, o: ConvertOptions, limits: Me
   const smaller = 'Ask for a smaller width or height';
   if (o.target === 'video') {
     if (!videoFits(out.width, out.height, limits)) throw new MediaError('output_too_large', `The result would be a ${out.width}×${out.height} video; ${resolution(limits)}. ${smaller}.`);
+    refuseOverMemory(memoryNeed(probed, o, limits)!, limits);
     return;
   }
   const total = out.width * out.height * out.frames;
@@ -96,4 +113,5 @@ export function checkLimits(probed: DetailedProbe, o: ConvertOptions, limits: Me
         : `The result would be ${out.width}×${out.height}, ${count(total)}; ${pixels(limits.maxPixels)}. ${smaller}.`;
     throw new MediaError('output_too_large', message);
   }
+  refuseOverMemory(memoryNeed(probed, o, limits)!, limits);
 }

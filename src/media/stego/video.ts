@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { scrubMatroska } from '../convert/container-scrub.ts';
 import { MediaError, abortedError } from '../errors.ts';
-import { runTool } from '../tools.ts';
+import { runTool, toolEnv, withinShare } from '../tools.ts';
 import { probe, type Probe } from '../probe.ts';
 import { pack, type Secret } from './container.ts';
 import { checkRevealable, revealBound, writeSecrets } from './reveal-files.ts';
@@ -46,7 +46,9 @@ export function videoCapacity(width: number, height: number, frames: number): nu
 }
 
 function spawnTool(args: string[], ctx: StegoContext, stdin: 'pipe' | 'ignore'): ChildProcess {
-  const child = spawn('ffmpeg', args, { stdio: [stdin, 'pipe', 'pipe'], shell: false, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LC_ALL: 'C' } });
+  // within the job's memory share, like every tool (media/tools.ts)
+  const [cmd, argv] = withinShare('ffmpeg', args);
+  const child = spawn(cmd, argv, { stdio: [stdin, 'pipe', 'pipe'], shell: false, env: toolEnv() });
   if (child.pid) ctx.onSpawn?.(child.pid);
   child.once('exit', () => child.pid && ctx.onReap?.(child.pid));
   const kill = () => child.kill('SIGKILL');
