@@ -3,7 +3,7 @@
 // or never sees the compressed part: brotli metadata boxes of JPEG XL (dropped before djxl),
 // PNG text and profile chunks (libvips' chunk limits), PNG pixel data (stops at the last row).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
@@ -15,7 +15,7 @@ import { deflatedZeros } from './helpers/reveal-container.ts';
 type Svc = Awaited<ReturnType<typeof startService>>;
 const MiB = 1 << 20;
 
-async function convert(svc: Svc, key: string, files: [string, Buffer][], format: string) {
+async function convert(svc: Svc, key: string, files: [string, Buffer][], format: string, field = 'image_format') {
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
   for (const [name, bytes] of files) {
     const r = await fetch(`${svc.url.clearnet}/api/upload`, {
@@ -25,7 +25,7 @@ async function convert(svc: Svc, key: string, files: [string, Buffer][], format:
     });
     if (r.status !== 201) throw new Error(`upload ${name}: ${r.status} ${await r.text()}`);
   }
-  const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: format });
+  const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, [field]: format });
   if (start.status !== 201) throw new Error(JSON.stringify(start.body));
   let done;
   for (;;) {
@@ -102,4 +102,45 @@ test('PNG text and profile chunks of 1 GiB of zeros are refused by the PNG loade
   const meta = await sharp(r.ok[0].bytes).metadata();
   t.is(meta.width, 64);
   t.is(meta.height, 64);
+});
+
+/** The highest resident memory of this process's ffmpeg children while `work` runs (polled from /proc). */
+async function ffmpegPeak<T>(work: () => Promise<T>): Promise<{ result: T; peakMiB: number }> {
+  let peak = 0;
+  const look = () => {
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const st = readFileSync(`/proc/${pid}/status`, 'utf8');
+        if (!/^Name:\s+ffmpeg$/m.test(st) || !new RegExp(`^PPid:\\s+${process.pid}$`, 'm').test(st)) continue;
+        peak = Math.max(peak, Number(/^VmHWM:\s+(\d+)/m.exec(st)?.[1] ?? 0));
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+  };
+  const timer = setInterval(look, 25);
+  try {
+    return { result: await work(), peakMiB: Math.round(peak / 1024) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+test("a video whose PNG frames carry 1.75 GiB of zeros in a zTXt chunk converts, ffmpeg's inflating held to the job's memory share", async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  const dir = tempDir('obscura-bomb-');
+  const frame = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).png().toBuffer();
+  const zlib = Buffer.concat([Buffer.from([0x78, 0xda]), await deflatedZeros(1.75 * (1 << 30)), Buffer.alloc(4)]);
+  // the chunk goes right after IHDR (8 + 25 bytes)
+  writeFileSync(path.join(dir, 'frame.png'), Buffer.concat([frame.subarray(0, 33), pngChunk('zTXt', Buffer.concat([Buffer.from('Comment\0\0'), zlib])), frame.subarray(33)]));
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-framerate', '1', '-loop', '1', '-i', path.join(dir, 'frame.png'), '-t', '2', '-c:v', 'copy', path.join(dir, 'bomb.mkv')]);
+  const mkv = readFileSync(path.join(dir, 'bomb.mkv'));
+  t.true(mkv.length < 8 * MiB, `${mkv.length} bytes`);
+  const { result, peakMiB } = await ffmpegPeak(() => convert(svc, key, [['bomb.mkv', mkv]], 'mp4h264', 'video_format'));
+  t.log(`ffmpeg's peak: ${peakMiB} MiB resident`);
+  t.is(result.done.status, 'completed', JSON.stringify(result.done));
+  t.true(peakMiB > 0, 'ffmpeg was seen');
+  t.true(peakMiB < 1536, `ffmpeg held ${peakMiB} MiB`);
 });

@@ -128,10 +128,15 @@ test('hiding in a 49 MP cover fails with the estimate and the setting under a 2 
   t.teardown(() => svc.close());
   const { key } = await svc.account();
   const secret = Buffer.from('the meeting is at noon');
-  const big = await stegoJob(svc, key, 'hide', [[1, 'note.txt', secret], [2, 'cover.png', await solid(7000, 7000).png().toBuffer()]]);
+  const cover49 = await solid(7000, 7000).png().toBuffer();
+  const big = await stegoJob(svc, key, 'hide', [[1, 'note.txt', secret], [2, 'cover.png', cover49]]);
   t.is(big.done.status, 'failed', JSON.stringify(big.done));
   t.is(big.done.error, 'too_much_memory');
   t.regex(big.done.progress_message, /^Hiding in this image needs about \d+\.\d GiB of memory \(49 MP a picture\); OBSCURA_MEDIA_MEMORY_BUDGET allows 2\.0 GiB for one job\./);
+  // a reveal says so too (the estimate comes from the picture's size, before any passphrase)
+  const bigReveal = await stegoJob(svc, key, 'reveal', [[1, 'big.png', cover49]]);
+  t.is(bigReveal.done.error, 'too_much_memory', JSON.stringify(bigReveal.done));
+  t.regex(bigReveal.done.progress_message, /needs about \d+\.\d GiB of memory \(49 MP a picture\)/);
 
   const small = await stegoJob(svc, key, 'hide', [[1, 'note.txt', secret], [2, 'cover.png', await solid(320, 240).png().toBuffer()]]);
   t.is(small.done.status, 'completed', JSON.stringify(small.done));

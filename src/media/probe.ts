@@ -85,6 +85,10 @@ export interface DetailedProbe {
 
 const SHARP_FORMATS = new Set<ImageFormat>(['jpeg', 'png', 'webp', 'avif', 'gif', 'tiff']);
 const PROBE_TIMEOUT_MS = 60_000;
+// A probe runs before the job's memory is estimated (it is what the estimate comes from), so it
+// has no share yet: it gets this much address space, which a header read needs a tenth of
+// (ffprobe on an 8K HEVC: 55 MiB resident, fine under 512 MiB), so nothing it inflates can grow.
+const PROBE_MEMORY = 1 << 30;
 
 export const SUPPORTED_SUMMARY =
   'images: JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, TIFF, BMP; videos: MP4, MOV, MKV, WebM, AVI, MPEG-TS, Ogg and other common containers';
@@ -225,7 +229,7 @@ async function sharpHeader(path: string, format: ImageFormat, label: string): Pr
 }
 
 async function heifHeader(path: string, opts: ProbeOptions, limits: MediaLimits): Promise<ImageDetail> {
-  const r = await runTool('heif-info', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, maxStdout: 1 << 20 });
+  const r = await runTool('heif-info', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, memoryLimit: PROBE_MEMORY, maxStdout: 1 << 20 });
   return heifDetail(r.code, r.stdout.toString('utf8'), r.stderr, limits);
 }
 
@@ -253,7 +257,7 @@ export function heifDetail(code: number, out: string, stderr: string, limits: Me
 }
 
 async function jxlHeader(path: string, opts: ProbeOptions): Promise<ImageDetail> {
-  const r = await runTool('jxlinfo', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, maxStdout: 4 << 20 });
+  const r = await runTool('jxlinfo', [path], { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, memoryLimit: PROBE_MEMORY, maxStdout: 4 << 20 });
   return jxlDetail(r.code, r.stdout.toString('utf8'));
 }
 
@@ -328,7 +332,7 @@ export async function ffprobeJson(path: string, demuxer: string | undefined, opt
   const args = ['-v', 'error', '-hide_banner', '-protocol_whitelist', 'file', '-print_format', 'json', '-show_format', '-show_streams'];
   if (demuxer) args.push('-f', demuxer);
   args.push('-i', `file:${path}`);
-  const r = await runTool('ffprobe', args, { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS });
+  const r = await runTool('ffprobe', args, { signal: opts.signal, onSpawn: opts.onSpawn, onReap: opts.onReap, timeoutMs: PROBE_TIMEOUT_MS, memoryLimit: PROBE_MEMORY });
   return r.code === 0 ? parseFfprobe(r.stdout.toString('utf8')) : undefined;
 }
 

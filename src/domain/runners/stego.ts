@@ -210,7 +210,8 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
         if (ctx.signal.aborted) throw err;
         // Hidden files over the bound come from a container that opened with this passphrase:
         // saying so tells nothing its holder does not know, and "nothing found" would be untrue.
-        if (err instanceof TaskError && err.code === 'reveal_too_large') return { state: 'failed', message: err.message, error: err.code, report: {} };
+        // Memory is estimated from the file's size in pixels and frames, before any passphrase.
+        if (err instanceof TaskError && (err.code === 'reveal_too_large' || err.code === 'too_much_memory')) return { state: 'failed', message: err.message, error: err.code, report: {} };
         // one answer for every other failure: no oracle
         return { state: 'failed', message: NOTHING_FOUND, error: 'nothing_found', report: {} };
       }
