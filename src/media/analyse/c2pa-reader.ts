@@ -311,6 +311,8 @@ const isReading = (v: unknown): v is C2paReading => typeof (v as { status?: unkn
  * The same reading as `readC2pa`, made in a child process under the job's signal, time limit
  * and process bookkeeping. Rejects only when the signal fires.
  */
+const C2PA_READER_MEMORY = 3 << 30;
+
 export async function readC2paIsolated(
   path: string,
   mime: string,
@@ -325,8 +327,10 @@ export async function readC2paIsolated(
       timeoutMs: READ_TIMEOUT_MS,
       maxStdout: 4 << 20,
       maxStderr: 4096,
-      // no address-space limit: V8 reserves more than a GiB it never uses (node does not start under 1 GiB)
-      memoryLimit: Infinity,
+      // its own address-space limit, not the job's share: V8 reserves more than a GiB it never
+      // uses (node does not start under 1 GiB; it reads a manifest under 2 GiB), and the
+      // library's brotli and zlib readers inflate within what is left
+      memoryLimit: C2PA_READER_MEMORY,
     });
     if (r.code !== 0) return { status: 'unreadable', reason: 'failed' };
     const reading: unknown = JSON.parse(r.stdout.toString('utf8'));
