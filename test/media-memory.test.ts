@@ -9,7 +9,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { videoConvertNeed } from '../src/media/memory.ts';
-import { runTool } from '../src/media/tools.ts';
+import { runTool, setToolMemoryShare } from '../src/media/tools.ts';
 import { MemoryBudget } from '../src/queue/memory-budget.ts';
 import { analyse } from './helpers/analyse.ts';
 import { makeVideo, run } from './helpers/media.ts';
@@ -150,9 +150,13 @@ test('a tool that needs more memory than its share is stopped by its address-spa
   const dir = tempDir('obscura-mem-');
   const png = path.join(dir, 'in.png');
   await solid(4000, 3000).png().toFile(png); // cjxl needs about 2 GiB of address space for it
-  const err = await t.throwsAsync(runTool('cjxl', [png, path.join(dir, 'out.jxl'), '--quiet'], { memoryLimit: 300 * 1024 * 1024, cwd: dir }));
+  setToolMemoryShare(300 * 1024 * 1024); // as the worker sets it once the job is admitted
+  const err = await t.throwsAsync(runTool('cjxl', [png, path.join(dir, 'out.jxl'), '--quiet'], { cwd: dir })).finally(() => setToolMemoryShare(undefined));
   t.is((err as any).code, 'too_much_memory');
   t.is(err!.message, "The media tool cjxl needed more memory than this job's share (300 MiB, from its estimate under OBSCURA_MEDIA_MEMORY_BUDGET) and was stopped.");
+  // a step with a limit of its own (a probe, the C2PA reader) says so
+  const own = await t.throwsAsync(runTool('cjxl', [png, path.join(dir, 'out.jxl'), '--quiet'], { memoryLimit: 300 * 1024 * 1024, cwd: dir }));
+  t.is(own!.message, 'The media tool cjxl needed more memory than it may use for this step (300 MiB) and was stopped.');
   // the same tool on a small picture, under the same limit, works
   const smallPng = path.join(dir, 'small.png');
   await solid(64, 48).png().toFile(smallPng);

@@ -51,6 +51,8 @@ export function withinShare(cmd: string, args: string[]): [string, string[]] {
 
 // what the tools say when an allocation fails (measured under prlimit: cjxl, heif-enc, ffmpeg with x264, x265, libvpx and decoding)
 const OUT_OF_MEMORY = /bad_alloc|JXL_CHECK: bytes_|malloc of size|memory allocation|allocation (error|fail)|cannot allocate|out of memory/i;
+// libheif files its own size limits under "Memory allocation error" too: those are the file's, not ours
+const OWN_LIMIT = /Security limit exceeded/i;
 const MiB = 1024 * 1024;
 
 export interface RunToolOptions {
@@ -221,11 +223,15 @@ export function runTool(cmd: string, args: string[], opts: RunToolOptions = {}):
           return reject(new MediaError('engine_failed', code === 127 ? `The media tool ${cmd} is not installed on this server.` : `The media tool ${cmd} could not be started.`));
         }
         // a failed allocation, in the tool's words (a crash alone may be a damaged file's)
-        if ((signal || code !== 0) && OUT_OF_MEMORY.test(stderr.slice(-4096))) {
+        const said = stderr.slice(-4096);
+        if ((signal || code !== 0) && OUT_OF_MEMORY.test(said) && !OWN_LIMIT.test(said)) {
+          const limit = `${Math.ceil(memoryLimit! / MiB)} MiB`;
           return reject(
             new MediaError(
               'too_much_memory',
-              `The media tool ${cmd} needed more memory than this job's share (${Math.ceil(memoryLimit! / MiB)} MiB, from its estimate under OBSCURA_MEDIA_MEMORY_BUDGET) and was stopped.`,
+              opts.memoryLimit === undefined
+                ? `The media tool ${cmd} needed more memory than this job's share (${limit}, from its estimate under OBSCURA_MEDIA_MEMORY_BUDGET) and was stopped.`
+                : `The media tool ${cmd} needed more memory than it may use for this step (${limit}) and was stopped.`,
             ),
           );
         }
