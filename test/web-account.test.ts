@@ -266,14 +266,14 @@ test('an address cannot be claimed first: the owner’s sign-up takes an unverif
 
 test('password reset: the same answer for any address, a single-use link that sets a new password and signs everyone else out', async (t) => {
   t.timeout(90_000);
-  const { svc, mail } = await withMail(t, { OBSCURA_MAIL_REQUESTS_PER_VISITOR: '3' });
+  const { svc, mail } = await withMail(t, { OBSCURA_MAIL_REQUESTS_PER_VISITOR: '3', OBSCURA_CLEARNET_CLIENT_HEADER: 'X-Forwarded-For' });
   const { email } = await svc.account();
   await svc.services.selfService.setPassword(await svc.services.accounts.get(email), OTHER_PASSWORD);
   // someone who has the old password is signed in
   const intruder = new WebClient(svc.url.onion);
   t.is((await intruder.signIn(email, OTHER_PASSWORD)).status, 303);
 
-  const web = new WebClient(svc.url.clearnet);
+  const web = new WebClient(svc.url.clearnet, { 'x-forwarded-for': '198.51.100.61' });
   const signInPage = await web.get('/sign-in');
   t.regex(signInPage.body, /href="\/forgot"/);
   t.is((await web.get('/forgot')).status, 200);

@@ -90,10 +90,10 @@ test('CSRF: a form without its token, or with another visitor’s, is refused an
 
 test('sign-in: the 6th failure from one visitor within the window is answered 429 with Retry-After; others are not braked by it', async (t) => {
   t.timeout(60_000);
-  const svc = await startService();
+  const svc = await startService({ OBSCURA_CLEARNET_CLIENT_HEADER: 'X-Forwarded-For' });
   t.teardown(() => svc.close());
   const { email } = await person(svc);
-  const web = new WebClient(svc.url.onion);
+  const web = new WebClient(svc.url.clearnet, { 'x-forwarded-for': '198.51.100.23' });
   await web.get('/sign-in');
   for (let i = 1; i <= 5; i++) {
     const r = await web.post('/sign-in', { method: 'password', email, password: `wrong password ${i}` });
@@ -106,7 +106,7 @@ test('sign-in: the 6th failure from one visitor within the window is answered 42
   t.regex(sixth.headers.get('retry-after')!, /^\d+$/);
   t.true(Number(sixth.headers.get('retry-after')) > 800);
   // an unknown address fails with the same words, so answers tell nothing about who has an account
-  const elsewhere = new WebClient(svc.url.clearnet);
+  const elsewhere = new WebClient(svc.url.clearnet, { 'x-forwarded-for': '203.0.113.5' });
   await elsewhere.get('/sign-in');
   const unknown = await elsewhere.post('/sign-in', { method: 'password', email: 'nobody@example.org', password: PASSWORD });
   t.is(unknown.status, 401);
@@ -115,6 +115,21 @@ test('sign-in: the 6th failure from one visitor within the window is answered 42
   t.is((await elsewhere.post('/sign-in', { method: 'password', email, password: PASSWORD })).status, 303);
 });
 
+
+test('sign-in: visitors the service cannot tell apart (a proxy that names no client, an onion connection without its circuit) are slowed past the brake, never refused', async (t) => {
+  t.timeout(60_000);
+  const svc = await startService({ OBSCURA_WEB_SLOWDOWN: '50ms' });
+  t.teardown(() => svc.close());
+  const { email } = await person(svc);
+  for (const base of [svc.url.clearnet, svc.url.onion]) {
+    const shared = new WebClient(base); // from loopback, no client header: one name for all
+    await shared.get('/sign-in');
+    for (let i = 1; i <= 6; i++) t.is((await shared.post('/sign-in', { method: 'password', email: `nobody${i}@example.org`, password: `wrong password ${i}` })).status, 401);
+    const owner = new WebClient(base);
+    await owner.get('/sign-in');
+    t.is((await owner.post('/sign-in', { method: 'password', email, password: PASSWORD })).status, 303, `${base}: the owner behind the same name gets in`);
+  }
+});
 test('sign-in with an API key; sign-out ends the session on the server; sessions end after inactivity', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
@@ -176,12 +191,12 @@ test('without a mail relay sign-up is closed and says so, and no connection is a
 test('sign-up: a taken address looks the same and its owner is told; mails and sign-ups are braked; links expire and work once', async (t) => {
   t.timeout(60_000);
   const mail = await startMailCatcher();
-  const svc = await startService({ OBSCURA_SMTP_URL: mail.url, OBSCURA_MAILS_PER_ADDRESS: '2', OBSCURA_SIGN_UPS_PER_VISITOR: '4' });
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url, OBSCURA_MAILS_PER_ADDRESS: '2', OBSCURA_SIGN_UPS_PER_VISITOR: '4', OBSCURA_CLEARNET_CLIENT_HEADER: 'X-Forwarded-For' });
   t.teardown(async () => {
     await svc.close();
     await mail.close();
   });
-  const web = new WebClient(svc.url.clearnet);
+  const web = new WebClient(svc.url.clearnet, { 'x-forwarded-for': '198.51.100.40' });
   await web.get('/sign-up');
   const short = await web.post('/sign-up', { email: 'a@example.org', password: 'short', password_again: 'short' });
   t.is(short.status, 422);

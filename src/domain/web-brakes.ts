@@ -32,6 +32,14 @@ export function refusalError(r: { retryAfterS: number; message: string }): AppEr
 /** Who is at the door: an opaque name for the visitor (http/visitor-id.ts), never shown or logged. */
 export type Visitor = string;
 
+/**
+ * The name of every visitor the service cannot tell apart on a network (a clearnet proxy that
+ * names no client, an onion connection without its circuit, I2P without its destination). Their
+ * brakes only slow down: a refusal would fall on everyone behind the same name.
+ */
+export const sharedVisitor = (network: string): Visitor => `shared:${network}`;
+const isShared = (v: Visitor) => v.startsWith('shared:');
+
 export const OTHER_WAYS_IN = 'Sign in with one of your API keys, or have a sign-in link mailed to you';
 
 export class WebBrakes {
@@ -53,7 +61,7 @@ export class WebBrakes {
     const s = this.#settings;
     const mins = Math.round(s.signInWindowMs / MINUTE);
     const own = await this.#full(this.#visitorKey('sign-in', visitor), s.signInFailuresPerVisitor, s.signInWindowMs);
-    if (own !== undefined) throw rateLimited(own, `${s.signInFailuresPerVisitor} sign-ins from here failed within ${mins} minutes`);
+    if (own !== undefined) await this.#refuseOrSlow(visitor, rateLimited(own, `${s.signInFailuresPerVisitor} sign-ins from here failed within ${mins} minutes`));
     const addr = await this.#full(this.#addressKey('sign-in', address), s.signInFailures, s.signInWindowMs);
     if (addr !== undefined) throw rateLimited(addr, `${s.signInFailures} password sign-ins for this address failed within ${mins} minutes, so its password is not checked for now. ${OTHER_WAYS_IN}`);
     await this.#slowPast('web:sign-in', s.signInFailuresTotal, s.signInWindowMs);
@@ -71,7 +79,7 @@ export class WebBrakes {
   async signUp(visitor: Visitor): Promise<void> {
     const s = this.#settings;
     const wait = await this.#counters.take(this.#visitorKey('sign-up', visitor), 1, s.signUpsPerVisitor, HOUR, this.#now());
-    if (wait !== undefined) throw rateLimited(wait, `${s.signUpsPerVisitor} sign-ups an hour are taken from one visitor`);
+    if (wait !== undefined) await this.#refuseOrSlow(visitor, rateLimited(wait, `${s.signUpsPerVisitor} sign-ups an hour are taken from one visitor`));
     await this.#countAndSlow('web:sign-up', s.signUpsPerHour, HOUR);
   }
 
@@ -79,7 +87,7 @@ export class WebBrakes {
   async mailRequest(visitor: Visitor): Promise<void> {
     const s = this.#settings;
     const wait = await this.#counters.take(this.#visitorKey('mail-request', visitor), 1, s.mailRequestsPerVisitor, HOUR, this.#now());
-    if (wait !== undefined) throw rateLimited(wait, `${s.mailRequestsPerVisitor} mailed links an hour are sent for one visitor`);
+    if (wait !== undefined) await this.#refuseOrSlow(visitor, rateLimited(wait, `${s.mailRequestsPerVisitor} mailed links an hour are sent for one visitor`));
     await this.#countAndSlow('web:sign-up', s.signUpsPerHour, HOUR);
   }
 
@@ -103,7 +111,7 @@ export class WebBrakes {
   async beforeLink(visitor: Visitor): Promise<void> {
     const s = this.#settings;
     const wait = await this.#full(this.#visitorKey('link', visitor), s.verifyAttemptsPerMinute, MINUTE);
-    if (wait !== undefined) throw rateLimited(wait, 'Too many links that do not work were tried from here');
+    if (wait !== undefined) await this.#refuseOrSlow(visitor, rateLimited(wait, 'Too many links that do not work were tried from here'));
     await this.#slowPast('web:link', s.verifyAttemptsTotal, MINUTE);
   }
 
@@ -112,6 +120,12 @@ export class WebBrakes {
     const now = this.#now();
     await this.#counters.add(this.#visitorKey('link', visitor), 1, MINUTE, now);
     await this.#counters.add('web:link', 1, MINUTE, now);
+  }
+
+  /** A visitor's brake: the refusal for one the service can tell apart, a wait for a shared name. */
+  async #refuseOrSlow(visitor: Visitor, refusal: AppError): Promise<void> {
+    if (!isShared(visitor)) throw refusal;
+    if (this.#settings.slowdownMs > 0) await sleep(this.#settings.slowdownMs);
   }
 
   /** Counts one for everyone, and waits a little once the window holds more than `threshold`. */
