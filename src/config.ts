@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import pkg from '../package.json' with { type: 'json' };
 
@@ -107,6 +108,26 @@ const autoOr = <T extends z.ZodType>(type: T) => z.union([z.literal('auto'), typ
 
 /** Largest trust-anchor file read: a bundle of every public CA is about 250 KiB. */
 const TRUST_ANCHORS_MAX = 4 * MiB;
+/** The C2PA Conformance Program's trust list, shipped with the service (its README says whence and how to refresh it). */
+export const SHIPPED_C2PA_TRUST_LIST = fileURLToPath(new URL('./media/analyse/c2pa-trust/C2PA-TRUST-LIST.pem', import.meta.url));
+
+/** A file of PEM certificates named by a setting, or '' with the problem noted. */
+function pemFile(name: string, file: string, problems: string[]): string {
+  try {
+    // a device or a pipe (/dev/zero, a FIFO) would be read forever: a regular file of PEM size only
+    const st = statSync(path.resolve(file));
+    if (!st.isFile()) problems.push(`${name}: not a regular file`);
+    else if (st.size > TRUST_ANCHORS_MAX) problems.push(`${name}: the file is over ${TRUST_ANCHORS_MAX / MiB} MiB; it should hold PEM certificates only`);
+    else {
+      const text = readFileSync(path.resolve(file), 'utf8');
+      if (text.includes('-----BEGIN CERTIFICATE-----')) return text;
+      problems.push(`${name}: the file holds no PEM certificate`);
+    }
+  } catch {
+    problems.push(`${name}: cannot read the file`);
+  }
+  return '';
+}
 
 /** The longest duration taken: 100 years, so that now plus it is still a date. */
 const DURATION_MAX_MS = 36_500 * 86_400_000;
@@ -214,6 +235,7 @@ const schema = {
   OBSCURA_MEDIA_MEMORY_BUDGET: [autoOr(bytes.refine((n) => n >= 256 * MiB, 'must be at least 256MiB')), 'auto'],
   OBSCURA_MEDIA_MEMORY_PER_JOB: [autoOr(bytes.refine((n) => n >= 256 * MiB, 'must be at least 256MiB')), 'auto'],
   OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
+  OBSCURA_C2PA_EXTRA_TRUST_ANCHORS: [z.string().optional(), undefined],
   OBSCURA_OCR_RECYCLE_AFTER: [int(1, 100_000), '25'],
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OBSCURA_MAINTENANCE: [bool, 'off'],
@@ -318,7 +340,7 @@ export interface Config {
   convert: { cpuBudgetMs: number };
   /** Memory this instance's media work may hold at once, and one job of it (with the setting that sets it, named in refusals). */
   memory: { budget: number; perJob: { bytes: number; setting: string } };
-  /** PEM certificates of the C2PA signers the analyse product trusts; empty: none. */
+  /** PEM certificates of the C2PA signers the analyse product trusts (the shipped list by default); empty: none. */
   c2paTrustAnchors: string;
   /** Recognitions a tesseract worker does before it is replaced (its memory only grows). */
   ocr: { recycleAfter: number };
@@ -434,20 +456,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (!problems.length && r.OBSCURA_RATE_UPLOAD_PER_HOUR < 1) problems.push('OBSCURA_RATE_UPLOAD_PER_HOUR: must be at least 1 byte');
   let c2paTrustAnchors = '';
-  if (!problems.length && r.OBSCURA_C2PA_TRUST_ANCHORS) {
-    try {
-      const file = path.resolve(r.OBSCURA_C2PA_TRUST_ANCHORS);
-      // a device or a pipe (/dev/zero, a FIFO) would be read forever: a regular file of PEM size only
-      const st = statSync(file);
-      if (!st.isFile()) problems.push('OBSCURA_C2PA_TRUST_ANCHORS: not a regular file');
-      else if (st.size > TRUST_ANCHORS_MAX) problems.push(`OBSCURA_C2PA_TRUST_ANCHORS: the file is over ${TRUST_ANCHORS_MAX / MiB} MiB; it should hold PEM certificates only`);
-      else {
-        c2paTrustAnchors = readFileSync(file, 'utf8');
-        if (!c2paTrustAnchors.includes('-----BEGIN CERTIFICATE-----')) problems.push('OBSCURA_C2PA_TRUST_ANCHORS: the file holds no PEM certificate');
-      }
-    } catch {
-      problems.push('OBSCURA_C2PA_TRUST_ANCHORS: cannot read the file');
-    }
+  if (!problems.length) {
+    // the shipped list unless the setting replaces it ('none': no signer trusted); the extra file adds to either
+    const base = r.OBSCURA_C2PA_TRUST_ANCHORS === 'none' ? '' : pemFile('OBSCURA_C2PA_TRUST_ANCHORS', r.OBSCURA_C2PA_TRUST_ANCHORS ?? SHIPPED_C2PA_TRUST_LIST, problems);
+    const extra = r.OBSCURA_C2PA_EXTRA_TRUST_ANCHORS ? pemFile('OBSCURA_C2PA_EXTRA_TRUST_ANCHORS', r.OBSCURA_C2PA_EXTRA_TRUST_ANCHORS, problems) : '';
+    c2paTrustAnchors = [base, extra].filter(Boolean).join('\n');
   }
   if (problems.length) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
 

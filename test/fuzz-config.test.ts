@@ -53,6 +53,7 @@ const VALID: Record<string, string[]> = {
   OBSCURA_OCR_RECYCLE_AFTER: ['25', '1', '100000'],
   OBSCURA_MAX_REVEAL_BYTES: ['512MiB', '1', '8GiB'],
   OBSCURA_C2PA_TRUST_ANCHORS: [pem, notPem, path.join(dir, 'missing.pem'), dir, '/dev/null', '/dev/zero'],
+  OBSCURA_C2PA_EXTRA_TRUST_ANCHORS: [pem, notPem, path.join(dir, 'missing.pem'), dir, '/dev/zero'],
   OBSCURA_LOG_LEVEL: ['info', 'silent', 'trace'],
   OBSCURA_MAINTENANCE: ['off', 'on', 'true', '0'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: ['300', '1', '86400'],
