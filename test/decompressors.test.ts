@@ -11,20 +11,13 @@ import { test } from './helpers/test.ts';
 import { startService, tempDir } from './helpers/service.ts';
 import { pngChunk } from './helpers/media-kit.ts';
 import { deflatedZeros } from './helpers/reveal-container.ts';
+import { convertSession } from './helpers/upload-files.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
 const MiB = 1 << 20;
 
 async function convert(svc: Svc, key: string, files: [string, Buffer][], format: string, field = 'image_format') {
-  const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
-  for (const [name, bytes] of files) {
-    const r = await fetch(`${svc.url.clearnet}/api/upload`, {
-      method: 'POST',
-      headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': encodeURIComponent(name) },
-      body: bytes,
-    });
-    if (r.status !== 201) throw new Error(`upload ${name}: ${r.status} ${await r.text()}`);
-  }
+  const uid = await convertSession(svc, key, files);
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, [field]: format });
   if (start.status !== 201) throw new Error(JSON.stringify(start.body));
   let done;

@@ -14,23 +14,11 @@ import { MemoryBudget } from '../src/queue/memory-budget.ts';
 import { analyse } from './helpers/analyse.ts';
 import { makeVideo, run } from './helpers/media.ts';
 import { startService, tempDir } from './helpers/service.ts';
+import { convertSession, uploadFile } from './helpers/upload-files.ts';
 import { test } from './helpers/test.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
 const GiB = 1024 ** 3;
-
-async function convertSession(svc: Svc, key: string, files: [string, Buffer][]): Promise<string> {
-  const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
-  for (const [name, bytes] of files) {
-    const r = await fetch(`${svc.url.clearnet}/api/upload`, {
-      method: 'POST',
-      headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': encodeURIComponent(name) },
-      body: bytes,
-    });
-    if (r.status !== 201) throw new Error(`upload ${name}: ${r.status} ${await r.text()}`);
-  }
-  return uid;
-}
 
 async function finished(svc: Svc, key: string, uid: string): Promise<any> {
   for (;;) {
@@ -107,10 +95,7 @@ test('a 100 KB 8K video is refused at start over OBSCURA_MEDIA_MEMORY_PER_JOB, w
 
 async function stegoJob(svc: Svc, key: string, type: 'hide' | 'reveal', files: [number, string, Buffer][]): Promise<{ done: any; files: Buffer[] }> {
   const uid = (await svc.api('POST', '/api/session', key, { type })).body.upload_uid;
-  for (const [step, name, bytes] of files) {
-    const r = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
-    if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
-  }
+  for (const [step, name, bytes] of files) await uploadFile(svc, key, uid, step, name, bytes);
   const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: 'correct horse battery staple' });
   if (start.status !== 201) throw new Error(JSON.stringify(start.body));
   let done: any;

@@ -9,21 +9,13 @@ import { startService, tempDir } from './helpers/service.ts';
 import { PHOTO } from './helpers/media.ts';
 import { payload, sha256 } from './helpers/payload.ts';
 import { containerOf, deflatedZeros, stegoPng } from './helpers/reveal-container.ts';
+import { uploadFile } from './helpers/upload-files.ts';
 import { imageCapacity } from '../src/media/stego/image.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
 const PASS = 'correct horse battery staple';
 const MiB = 1 << 20;
 const GiB = 1 << 30;
-
-async function upload(svc: Svc, key: string, uid: string, step: number, name: string, bytes: Buffer) {
-  const r = await fetch(`${svc.url.clearnet}/api/upload`, {
-    method: 'POST',
-    headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': encodeURIComponent(name) },
-    body: bytes,
-  });
-  if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
-}
 
 async function finish(svc: Svc, key: string, uid: string): Promise<any> {
   for (;;) {
@@ -34,7 +26,7 @@ async function finish(svc: Svc, key: string, uid: string): Promise<any> {
 
 async function reveal(svc: Svc, key: string, bytes: Buffer) {
   const uid = (await svc.api('POST', '/api/session', key, { type: 'reveal' })).body.upload_uid;
-  await upload(svc, key, uid, 1, 'stego.png', bytes);
+  await uploadFile(svc, key, uid, 1, 'stego.png', bytes);
   const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: PASS });
   if (start.status !== 201) throw new Error(JSON.stringify(start.body));
   const done = await finish(svc, key, uid);
@@ -48,8 +40,8 @@ async function reveal(svc: Svc, key: string, bytes: Buffer) {
 
 async function hide(svc: Svc, key: string, secret: Buffer, cover: Buffer) {
   const uid = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
-  await upload(svc, key, uid, 1, 'secret.bin', secret);
-  await upload(svc, key, uid, 2, 'cover.png', cover);
+  await uploadFile(svc, key, uid, 1, 'secret.bin', secret);
+  await uploadFile(svc, key, uid, 2, 'cover.png', cover);
   const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: PASS });
   if (start.status !== 201) return { start };
   const done = await finish(svc, key, uid);

@@ -2,22 +2,7 @@
 // (tasks.ts). Each takes plain data (paths in the job's scratch folder, options, limits, a
 // port for a passphrase's keys) and returns plain data; bytes stay in scratch. Media code is
 // loaded on first use (or by preload()), so a worker starts fast.
-import type { MediaLimits } from '../media/limits.ts';
 import type { EngineContext, Engines } from './tasks.ts';
-
-/**
- * Hide and reveal ask for their memory here, from the file's probe (the stego code probes it
- * again; a header read is cheap). A file the probe cannot read is left to the stego code,
- * which answers it its own way (a reveal: the one answer for every failure).
- */
-async function admitStego(action: 'hide' | 'reveal', file: string, limits: MediaLimits, ctx: EngineContext): Promise<void> {
-  const [{ probe }, { stegoNeed, refuseOverMemory }, { SHARP_DECODES }] = await Promise.all([import('../media/probe.ts'), import('../media/memory.ts'), import('../media/decode.ts')]);
-  const p = await probe(file, limits, { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap }).catch(() => undefined);
-  if (!p) return;
-  const need = stegoNeed(action, p.kind === 'video' ? 'video' : 'image', p.width * p.height, !SHARP_DECODES.has(p.format));
-  refuseOverMemory(need, limits);
-  await ctx.admit?.(need.bytes);
-}
 
 export const engines: Engines = {
   async convert(a, ctx) {
@@ -36,8 +21,7 @@ export const engines: Engines = {
       const keys = passphrase.sealing();
       keys.catch(() => {}); // awaited when the cover is decoded; a failure before that must not go unhandled
       const { hideInImage, readSecrets } = await import('../media/stego/image.ts');
-      const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap };
-      await admitStego('hide', a.cover, a.limits, ctx);
+      const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit };
       if (a.format === 'mkv' || a.format === 'webm') {
         const { hideInVideo } = await import('../media/stego/video.ts');
         return await hideInVideo(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx);
@@ -53,8 +37,7 @@ export const engines: Engines = {
     try {
       const { readHead, sniff } = await import('../media/probe.ts');
       const kind = sniff((await readHead(a.file)).head);
-      const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap };
-      await admitStego('reveal', a.file, a.limits, ctx);
+      const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit };
       if (kind && 'kind' in kind && kind.kind === 'video') {
         const { revealFromVideo } = await import('../media/stego/video.ts');
         return await revealFromVideo(a.file, passphrase, a.outDir, sctx);

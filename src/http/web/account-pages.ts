@@ -56,6 +56,14 @@ export function person(ctx: Ctx): Account | undefined {
 export function accountPages(d: AccountPageDeps): Router<AppState> {
   const router = newRouter();
   const csrf = (ctx: Ctx) => (presented: unknown) => d.webSessions.csrfValid(ctx.state.web?.token, presented);
+  /** When what was just done ended this browser's own session: signed out, and sent to sign in (true). */
+  const endedHere = async (ctx: Ctx): Promise<boolean> => {
+    if (await d.webSessions.resolve(ctx.state.web!.token)) return false;
+    await switchVisitor(ctx, d.webSessions, undefined);
+    ctx.status = 303;
+    ctx.redirect('/sign-in');
+    return true;
+  };
 
   router.get('/', (ctx) => {
     render(ctx, { title: 'Private media tools' }, homeView({ signedIn: !!ctx.state.web!.account, signUpOpen: d.selfService.signUpOpen, limits: d.limits }));
@@ -176,12 +184,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     const id = one(f, 'key_id');
     if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
     await d.apiKeys.revoke(id);
-    // this browser's own session ends with it when the key signed it in
-    if (!(await d.webSessions.resolve(ctx.state.web!.token))) {
-      await switchVisitor(ctx, d.webSessions, undefined);
-      ctx.status = 303;
-      return ctx.redirect('/sign-in');
-    }
+    if (await endedHere(ctx)) return; // the key signed this browser in
     await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere, and the web sessions it signed in are ended.' } });
   });
 
@@ -190,11 +193,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     const f = await readForm(ctx, csrf(ctx));
     if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('not_found', 'session_not_found', 'No such session on your account; it may have ended already.');
-    if (!(await d.webSessions.resolve(ctx.state.web!.token))) {
-      await switchVisitor(ctx, d.webSessions, undefined);
-      ctx.status = 303;
-      return ctx.redirect('/sign-in');
-    }
+    if (await endedHere(ctx)) return;
     await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The session is ended: that browser is signed out.' } });
   });
 

@@ -4,6 +4,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { AccountRecovery } from '../../domain/account-recovery.ts';
+import type { Account } from '../../domain/ports.ts';
 import { PASSWORD_MIN } from '../../domain/passwords.ts';
 import type { SelfService } from '../../domain/self-service.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
@@ -29,6 +30,12 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
   const router = newRouter();
   const csrf = (ctx: Ctx) => (presented: unknown) => d.webSessions.csrfValid(ctx.state.web?.token, presented);
   const visitor = (ctx: Ctx) => visitorId(ctx, d.clientHeader);
+  /** A mailed link signed the person in: this browser's new session, and their account page. */
+  const signedInByLink = async (ctx: Ctx, account: Account) => {
+    await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
+    ctx.status = 303;
+    ctx.redirect('/account');
+  };
 
   router.get('/forgot', (ctx) => {
     render(ctx, { title: 'Forgot your password?' }, forgotView({ csrf: ctx.state.web!.csrf }));
@@ -56,9 +63,7 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
     const token = one(f, 'token');
     try {
       const account = await d.recovery.reset(token, { password: one(f, 'password'), passwordAgain: one(f, 'password_again') }, visitor(ctx));
-      await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
-      ctx.status = 303;
-      ctx.redirect('/account');
+      await signedInByLink(ctx, account);
     } catch (err) {
       const notice = refusedNotice(ctx, err);
       const state = (await d.recovery.linkUsable(token, 'reset')) ? 'form' : 'invalid';
@@ -87,9 +92,7 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
     const f = await readForm(ctx, csrf(ctx));
     try {
       const account = await d.recovery.signInWithLink(one(f, 'token'), visitor(ctx));
-      await switchVisitor(ctx, d.webSessions, { account, how: { network: ctx.state.network, method: 'link' } });
-      ctx.status = 303;
-      ctx.redirect('/account');
+      await signedInByLink(ctx, account);
     } catch (err) {
       const notice = refusedNotice(ctx, err);
       render(ctx, { title: 'Sign in', notice }, signInLinkView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);

@@ -9,9 +9,10 @@ import { plainPng } from '../png-rows.ts';
 import { MediaError } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
+import { admitStego } from './admission.ts';
 import { pack, type Secret } from './container.ts';
 import { PngEncoder } from './png.ts';
-import { checkRevealable, revealBound, writeSecrets, type RevealedFile } from './reveal-files.ts';
+import { checkRevealable, keptThrough, revealBound, writeSecrets, type RevealedFile } from './reveal-files.ts';
 import { HEADER_REGION } from './positions.ts';
 import { IMAGE_DOMAIN, pixelSamples, type PixelInfo } from './pixels.ts';
 import { NOTHING_FOUND, capacityBytes, embed, extract, type SealingKeys } from './stream.ts';
@@ -26,6 +27,8 @@ export interface StegoContext {
   signal?: AbortSignal;
   onSpawn?: (pid: number) => void;
   onReap?: (pid: number) => void;
+  /** Waits for the job's memory under the instance's budget (admission.ts); absent: no budget. */
+  admit?: (bytes: number) => Promise<void>;
 }
 
 /** The cover's pixels; a grey cover stays grey, since R, G and B drifting apart by 1 would give it away. */
@@ -56,6 +59,7 @@ export interface HideResult {
 export async function hideInImage(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoImageFormat, ctx: StegoContext): Promise<HideResult> {
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'image') throw new MediaError('invalid_option', 'This cover is a video; video covers are written as MKV or WebM.');
+  await admitStego('hide', p, ctx);
   const notes: string[] = [];
   if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
     notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
@@ -154,6 +158,7 @@ export async function revealFromImage(file: string, passphrase: string | Passphr
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'image') throw new Error('not an image');
+    await admitStego('reveal', p, ctx);
     capacity = imageCapacity(p); // as the hide counted it
     const whole = decode(file, p, outDir, ctx).then(({ data, info }) => pixelSamples(data, info).samples);
     whole.catch(() => {}); // awaited in extract()
@@ -163,7 +168,7 @@ export async function revealFromImage(file: string, passphrase: string | Passphr
     const top = await decodeTopRows(file, p, Math.ceil(HEADER_REGION / (p.width * 3)), ctx).catch(() => undefined);
     container = await extract(whole, passphrase, IMAGE_DOMAIN, top && pixelSamples(top.data, top).samples);
   } catch (err) {
-    if ((err as { code?: string }).code === 'aborted') throw err;
+    if (keptThrough(err)) throw err;
     throw new MediaError('nothing_found', NOTHING_FOUND);
   }
   return writeSecrets(container, outDir, revealBound(ctx.limits, capacity), ctx.signal);

@@ -71,6 +71,9 @@ function why(b: RevealBound): string {
 
 const nothingFound = () => new MediaError('nothing_found', NOTHING_FOUND);
 
+/** A reveal's failures that are not "nothing found": an abort, and memory (the file's size, not the passphrase's). */
+export const keptThrough = (err: unknown): boolean => ['aborted', 'too_much_memory'].includes(String((err as { code?: unknown }).code));
+
 /** A file that inflates to other than its declared size: the container does not hold together. */
 class Malformed extends Error {}
 

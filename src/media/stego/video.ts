@@ -11,8 +11,9 @@ import { scrubMatroska } from '../convert/container-scrub.ts';
 import { MediaError, abortedError } from '../errors.ts';
 import { runTool, toolEnv, withinShare } from '../tools.ts';
 import { probe, type Probe } from '../probe.ts';
+import { admitStego } from './admission.ts';
 import { pack, type Secret } from './container.ts';
-import { checkRevealable, revealBound, writeSecrets } from './reveal-files.ts';
+import { checkRevealable, keptThrough, revealBound, writeSecrets } from './reveal-files.ts';
 import { keysOf, type PassphraseKeys } from './keys.ts';
 import { MAX_FILL, Strata, headerPositions } from './positions.ts';
 import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
@@ -84,6 +85,7 @@ function decoder(file: string, ctx: StegoContext): ChildProcess {
 export async function hideInVideo(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoVideoFormat, ctx: StegoContext): Promise<HideResult> {
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'video') throw new MediaError('invalid_option', 'This cover is an image; image covers are written as PNG, WebP or AVIF.');
+  await admitStego('hide', p, ctx);
   const v = await facts(cover, p, ctx);
   const S = v.width * v.height * 3;
   const capacity = videoCapacity(v.width, v.height, v.frames);
@@ -149,6 +151,7 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
   try {
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'video') throw new Error('not a video');
+    await admitStego('reveal', p, ctx);
     const S = p.width * p.height * 3;
     if (!S) throw new Error('no size');
     const keys = keysOf(passphrase);
@@ -186,7 +189,8 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
     container = opens;
     capacity = videoCapacity(p.width, p.height, opened.header.units); // as the hide counted it: every frame carries
   } catch (err) {
-    if ((err as { code?: string }).code === 'aborted' || ctx.signal?.aborted) throw abortedError();
+    if (ctx.signal?.aborted) throw abortedError();
+    if (keptThrough(err)) throw err;
     throw new MediaError('nothing_found', NOTHING_FOUND);
   }
   return writeSecrets(container, outDir, revealBound(ctx.limits, capacity), ctx.signal);
