@@ -3,8 +3,10 @@
 // for people to look at) and gives figures; the verdict combines the figures into a score.
 //
 // What counts as evidence, and how much (score 0..1 = 1 - product of (1 - each part)):
-// - a copy-move match (a patch of blocks that agree on one shift, standing out from every
-//   neighbouring shift): 0.85 to 0.95 on its own;
+// - a copy-move match: 0.85 to 0.95 on its own. Two methods look for one: keypoints
+//   (keypoint-clone.ts: ORB keypoints matched within the picture, a rotated or scaled copy
+//   included, checked pixel for pixel) and blocks (copy-move.ts: a patch of blocks that agree on
+//   one shift, for plain copies of areas too soft for keypoints);
 // - a region whose noise is 3x or more that of like-textured areas of the same picture: up to
 //   0.6 (reached at 6x). Untouched photos measured 2.7x at most (see noise.ts);
 // - on a JPEG only, a region whose re-encoding error is 5x or more that of like-textured
@@ -24,8 +26,9 @@ import sharp from 'sharp';
 import { throwIfAborted } from '../../errors.ts';
 import { noAnswer, type AnalyseInput, type AnalyseOptions, type AssetCategory, type AssetFile, type Detector, type Finding, type Severity } from '../detector.ts';
 import { toGrey, type Box, type GreyImage } from '../forensics/common.ts';
-import { copyMove } from '../forensics/copy-move.ts';
+import { copyMove, type CloneShift } from '../forensics/copy-move.ts';
 import { errorLevel, type ElaStats } from '../forensics/ela.ts';
+import { keypointClones, type KeypointClone } from '../forensics/keypoint-clone.ts';
 import { noiseResidual, type NoiseStats } from '../forensics/noise.ts';
 import type { PixelImage } from '../steganalysis/types.ts';
 
@@ -64,15 +67,26 @@ export interface NoiseVerdict extends NoiseStats {
 }
 
 export interface CloneVerdict {
+  /** The method that saw the strongest copy: 'keypoints' (matched keypoints, any rotation or
+   *  scale) or 'blocks' (block matching, plain shifted copies); null when nothing was found. */
+  method: 'keypoints' | 'blocks' | null;
   /** The two areas of the strongest copy (the one the shift starts from, then its copy), in
    *  the picture's pixels; empty when nothing was found. */
   regions: Box[];
-  /** From the first region to the second, in the picture's pixels (dx > 0, or dx = 0 and
-   *  dy > 0: which of the two is the original cannot be told); null when nothing was found. */
+  /** From the first region to the second (their centres, for keypoints), in the picture's
+   *  pixels (blocks: dx > 0, or dx = 0 and dy > 0, as which of the two is the original cannot
+   *  be told); null when nothing was found. */
   shift: { dx: number; dy: number } | null;
-  /** Matched block pairs of that copy (16 px blocks of the 1024 px copy, one per pixel offset). */
+  /** How the copy was turned (degrees, clockwise as seen; -20 = 20° counter-clockwise) and resized (2 = twice as
+   *  large) from the first region to the second; null unless keypoints saw it. */
+  rotation_deg: number | null;
+  scale: number | null;
+  /** Keypoint pairs that agree on the copy's transform (0 when keypoints did not see it). */
+  matches: number;
+  /** Matched block pairs of the strongest block copy (16 px blocks of the 1024 px copy, one per
+   *  pixel offset; 0 when blocks did not see it). */
   blocks: number;
-  /** Further copies found (other shifts), not described here. */
+  /** Further copies found (by either method), not described here. */
   other_shifts: number;
 }
 
@@ -130,12 +144,14 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     const [ela, noise] = await Promise.all([errorLevel(copy, grey, BLOCK), Promise.resolve().then(() => noiseResidual(grey, BLOCK))]);
     throwIfAborted(options.signal);
 
-    let clone: ReturnType<typeof copyMove> | null = null;
+    let clone: { blocks: ReturnType<typeof copyMove>; keypoints: Awaited<ReturnType<typeof keypointClones>> } | null = null;
     let cloneScale = { sx: 1, sy: 1 };
     if (deep) {
       const small = Math.max(grey.width, grey.height) > CLONE_LONG_SIDE ? await downscaleGrey(grey, CLONE_LONG_SIDE) : grey;
       cloneScale = { sx: img.width / small.width, sy: img.height / small.height };
-      clone = copyMove(small);
+      const keypoints = await keypointClones(small, options.signal);
+      throwIfAborted(options.signal);
+      clone = { keypoints, blocks: copyMove(small) };
       throwIfAborted(options.signal);
     }
 
@@ -150,7 +166,8 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     // The clone map is written only when a copy was found: an all-black map would tell nothing
     // the verdict does not (clone.regions is empty), and it would cost a file and a download.
     // It keeps the size of the copy copy-move ran on (white: matched blocks).
-    if (clone?.map) assets.push(await writeMap(clone.map, clone.map.width, clone.map.height, options.outDir, 'forensic_clone'));
+    const cloneMap = clone ? unionMap(clone.keypoints.map, clone.blocks.map) : null;
+    if (cloneMap) assets.push(await writeMap(cloneMap, cloneMap.width, cloneMap.height, options.outDir, 'forensic_clone'));
 
     // ---- verdict -----------------------------------------------------------------------
     const jpeg = input.probe.kind === 'image' && input.probe.format === 'jpeg';
@@ -159,18 +176,7 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     const elaVerdict: ElaVerdict = { ...ela.stats, counted: jpeg, region: elaRegion };
     const noiseVerdict: NoiseVerdict = { ...noise.stats, region: noiseRegion };
 
-    let cloneVerdict: CloneVerdict | null = null;
-    const best = clone?.stats.shifts[0];
-    if (clone) {
-      cloneVerdict = best
-        ? {
-            regions: [best.from, best.to].map((b) => scaleBox(b, cloneScale.sx, cloneScale.sy, img.width, img.height)),
-            shift: { dx: Math.round(best.dx * cloneScale.sx), dy: Math.round(best.dy * cloneScale.sy) },
-            blocks: best.blocks,
-            other_shifts: clone.stats.shifts.length - 1,
-          }
-        : { regions: [], shift: null, blocks: 0, other_shifts: 0 };
-    }
+    const cloneVerdict = clone ? describeClones(clone.keypoints.stats.clones, clone.blocks.stats.shifts, cloneScale, img.width, img.height) : null;
 
     const nr = noise.stats.region_ratio;
     const sNoise = nr >= NOISE_EVIDENCE ? 0.6 * Math.min(1, (nr - NOISE_EVIDENCE) / NOISE_EVIDENCE) : 0;
@@ -178,7 +184,7 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     const agree = elaRegion !== null && noiseRegion !== null && sNoise > 0 && overlaps(elaRegion, noiseRegion);
     let sEla = jpeg && er >= ELA_EVIDENCE ? 0.35 * Math.min(1, (er - ELA_EVIDENCE) / 4) : 0;
     if (agree) sEla = Math.min(0.6, 2 * sEla);
-    const sClone = best ? 0.85 + 0.1 * Math.min(1, best.blocks / 1000) : 0;
+    const sClone = !cloneVerdict?.method ? 0 : cloneVerdict.method === 'keypoints' ? 0.85 + 0.1 * Math.min(1, cloneVerdict.matches / 100) : 0.85 + 0.1 * Math.min(1, cloneVerdict.blocks / 1000);
     const score = round(1 - (1 - sClone) * (1 - sNoise) * (1 - sEla), 3);
     const verdict: ForensicVerdict = {
       score,
@@ -193,8 +199,13 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     const add = (label: string, severity: Severity, tip?: string) => findings.push({ label, severity, detector: NAME, ...(tip ? { tip } : {}) });
     if (cloneVerdict && cloneVerdict.shift) {
       const [a, b] = cloneVerdict.regions;
+      const turned = cloneVerdict.method === 'keypoints' ? transformed(cloneVerdict.rotation_deg ?? 0, cloneVerdict.scale ?? 1) : '';
+      const seen =
+        cloneVerdict.method === 'keypoints'
+          ? `keypoint matching saw it (${cloneVerdict.matches} matching points)${cloneVerdict.blocks ? ', and block matching too' : ''}`
+          : 'block matching saw it';
       add(
-        `Two areas of the picture are copies of each other: ${describe(a)} and ${describe(b)} (moved ${offset(cloneVerdict.shift.dx, cloneVerdict.shift.dy)})` +
+        `Two areas of the picture are copies of each other: ${describe(a)} and ${describe(b)} (moved ${offset(cloneVerdict.shift.dx, cloneVerdict.shift.dy)}${turned}); ${seen}` +
           (cloneVerdict.other_shifts ? `; ${cloneVerdict.other_shifts} more copied area${cloneVerdict.other_shifts > 1 ? 's' : ''} found.` : '.'),
         'high',
         'Look at the two white areas of the clone map: copying part of a picture over another is a common way to hide or duplicate something.',
@@ -232,6 +243,51 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
 };
 
 // ---- helpers ------------------------------------------------------------------------------
+
+/** The verdict on copies: the strongest keypoint clone first (it tells the rotation and scale),
+ *  else the strongest block shift; `blocks` is set when block matching saw the same copy. */
+function describeClones(clones: KeypointClone[], shifts: CloneShift[], scale: { sx: number; sy: number }, w: number, h: number): CloneVerdict {
+  const toPicture = (b: Box) => scaleBox(b, scale.sx, scale.sy, w, h);
+  const shift = (dx: number, dy: number) => ({ dx: Math.round(dx * scale.sx), dy: Math.round(dy * scale.sy) });
+  // block shifts that are the same copy as a keypoint clone are not counted twice
+  const same = (c: KeypointClone, s: CloneShift) => (overlaps(c.from, s.from) && overlaps(c.to, s.to)) || (overlaps(c.from, s.to) && overlaps(c.to, s.from));
+  const others = shifts.filter((s) => !clones.some((c) => same(c, s)));
+  const best = clones[0];
+  if (best) {
+    const alsoBlocks = shifts.find((s) => same(best, s));
+    return {
+      method: 'keypoints',
+      regions: [best.from, best.to].map(toPicture),
+      shift: shift(best.dx, best.dy),
+      rotation_deg: best.rotation_deg,
+      scale: best.scale,
+      matches: best.matches,
+      blocks: alsoBlocks?.blocks ?? 0,
+      other_shifts: clones.length - 1 + others.length,
+    };
+  }
+  const top = shifts[0];
+  if (top) {
+    return { method: 'blocks', regions: [top.from, top.to].map(toPicture), shift: shift(top.dx, top.dy), rotation_deg: null, scale: null, matches: 0, blocks: top.blocks, other_shifts: shifts.length - 1 };
+  }
+  return { method: null, regions: [], shift: null, rotation_deg: null, scale: null, matches: 0, blocks: 0, other_shifts: 0 };
+}
+
+/** ", turned 12° clockwise and 1.20× larger" (nothing for what did not change). */
+function transformed(rotation: number, scale: number): string {
+  const parts: string[] = [];
+  if (Math.abs(rotation) >= 1) parts.push(`turned ${Math.abs(Math.round(rotation))}° ${rotation > 0 ? 'clockwise' : 'counter-clockwise'}`);
+  if (Math.abs(scale - 1) >= 0.03) parts.push(scale > 1 ? `${scale.toFixed(2)}× larger` : `${(1 / scale).toFixed(2)}× smaller`);
+  return parts.length ? `, ${parts.join(' and ')}` : '';
+}
+
+/** The white of both maps (same size: both drawn on the copy copy-move ran on); null if neither. */
+function unionMap(a: GreyImage | null, b: GreyImage | null): GreyImage | null {
+  if (!a || !b) return a ?? b;
+  const data = new Uint8Array(a.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = Math.max(a.data[i], b.data[i]);
+  return { data, width: a.width, height: a.height };
+}
 
 async function downscale(img: PixelImage, longSide: number): Promise<PixelImage> {
   if (Math.max(img.width, img.height) <= longSide) return img;

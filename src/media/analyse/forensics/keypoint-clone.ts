@@ -1,0 +1,332 @@
+// Copy-move (clone) detection by keypoints, after Amerini et al. 2011 (SIFT-based copy-move
+// detection) and the benchmark of Christlein et al. 2012: a copy that was rotated or scaled
+// before it was pasted no longer matches block for block (copy-move.ts), but its keypoints do.
+// - ORB keypoints and descriptors (OpenCV, opencv.ts) of the grey copy: corners found at 8
+//   scales, each with its orientation, so a rotated or scaled copy has the same descriptors;
+// - each keypoint is matched to its nearest neighbours in the SAME picture (itself and those
+//   within MIN_DISTANCE px left out: a corner is found again at the next scale) and a match is
+//   kept by the generalised ratio test (g2NN): a neighbour counts while it is clearly nearer
+//   than the next one;
+// - matched pairs are grouped (two pairs belong together when both their ends are near each
+//   other), and each group's pairs fit one affine transform with RANSAC;
+// - a clone is kept when enough pairs agree on a transform that is a plausible copy (a
+//   similarity: rotation, scale within SCALE_RANGE, little shear, no mirror) that moves the
+//   area away from itself, and when the two areas correlate pixel for pixel once one is mapped
+//   onto the other (dense check: coincidental keypoint matches do not).
+import { throwIfAborted } from '../../errors.ts';
+import type { Box, ForensicOutcome, GreyImage } from './common.ts';
+import { hammingNeighbours } from './hamming-neighbours.ts';
+import { openCv, type CvMat, type OpenCv } from './opencv.ts';
+
+/** ORB settings: keypoints wanted, FAST corner threshold (low: textured but soft areas count). */
+const FEATURES = Number(process.env.KP_F ?? 25000);
+const FAST_THRESHOLD = Number(process.env.KP_T ?? 4);
+/** Neighbours looked at per keypoint. */
+const NEIGHBOURS = 4;
+/** Hamming distance of two unrelated ORB descriptors, for the ratio test of a keypoint whose
+ *  hashing found no further neighbour. */
+const UNRELATED = 100;
+/** g2NN: a neighbour is kept while its distance is below RATIO x the next one's... */
+const RATIO = Number(process.env.KP_R ?? 0.8);
+/** ...and below this Hamming distance (of 256 bits). */
+const MAX_HAMMING = Number(process.env.KP_H ?? 64);
+/** Two keypoints nearer than this (analysed-copy px) are the same place, not a copy. */
+const MIN_DISTANCE = 24;
+/** Pairs whose two ends are both within this of another pair's are grouped with it. */
+const LINK = 40;
+/** A clone needs at least this many pairs agreeing on one transform (RANSAC inliers). */
+export const MIN_MATCHES = 10;
+/** RANSAC: a pair agrees when the transform maps one end within this of the other (px). */
+const REPROJECTION = 3;
+/** A plausible copy: scale within this range, the two singular values of the linear part
+ *  within MAX_SHEAR of each other, and the copy at least MIN_SHIFT px from its source. */
+const SCALE_RANGE: [number, number] = [0.5, 2];
+const MAX_SHEAR = 1.25;
+const MIN_SHIFT = 32;
+/** Dense check: zero-mean normalised cross-correlation of the two areas over WINDOW x WINDOW
+ *  windows (textured pixels only), and the share of the inliers' surroundings it must reach. */
+const WINDOW = 9;
+const MIN_TEXTURE_STD = 3;
+const MIN_CORRELATION = 0.6;
+const MIN_CORRELATED_SHARE = 0.5;
+
+export interface KeypointClone {
+  /** The two areas (analysed-copy px): where the matched keypoints of each side lie. */
+  from: Box;
+  to: Box;
+  /** to = matrix x from: [a, b, c, d, e, f] for x' = a x + b y + c, y' = d x + e y + f. */
+  matrix: number[];
+  rotation_deg: number;
+  scale: number;
+  /** From the centre of the first area to the centre of the second (analysed-copy px). */
+  dx: number;
+  dy: number;
+  /** Keypoint pairs that agree on the transform. */
+  matches: number;
+  /** Share of the area around the matched keypoints that correlates once mapped (0..1). */
+  correlated: number;
+}
+
+export interface KeypointStats {
+  keypoints: number;
+  /** Pairs kept by the ratio test, before grouping. */
+  pairs: number;
+  clones: KeypointClone[];
+}
+
+interface Pair {
+  ax: number;
+  ay: number;
+  bx: number;
+  by: number;
+}
+
+/** Keypoint copy-move on a grey plane; the map marks the correlated areas (white on black). */
+export async function keypointClones(grey: GreyImage, signal?: AbortSignal): Promise<ForensicOutcome<KeypointStats>> {
+  const cv = await openCv();
+  throwIfAborted(signal);
+  const { pts, pairs } = matchPairs(cv, grey);
+  throwIfAborted(signal);
+  const groups = group(pairs);
+  const clones: KeypointClone[] = [];
+  const map = new Uint8Array(grey.width * grey.height);
+  for (const g of groups) {
+    if (g.length < MIN_MATCHES) continue;
+    const fit = fitAffine(cv, g);
+    if (!fit) continue;
+    const clone = plausible(fit.matrix, fit.inliers);
+    if (!clone) continue;
+    const dense = denseCheck(grey, clone, fit.inliers, map);
+    if (dense.share < MIN_CORRELATED_SHARE) continue;
+    clones.push({ ...clone, ...dense.areas, correlated: Math.round(dense.share * 1000) / 1000 });
+    throwIfAborted(signal);
+  }
+  clones.sort((p, q) => q.matches - p.matches);
+  const stats = { keypoints: pts, pairs: pairs.length, clones };
+  if (!clones.length) return { stats, map: null, regions: [] };
+  return { stats, map: { data: map, width: grey.width, height: grey.height }, regions: clones.flatMap((c) => [c.from, c.to]) };
+}
+
+/** Keypoints of the picture matched against themselves: pairs kept by the g2NN test. */
+function matchPairs(cv: OpenCv, grey: GreyImage): { pts: number; pairs: Pair[] } {
+  const img = new cv.Mat(grey.height, grey.width, cv.CV_8UC1);
+  const none = new cv.Mat();
+  const kps = new cv.KeyPointVector();
+  const desc = new cv.Mat();
+  const orb = new cv.ORB(FEATURES, 1.2, 8, 31, 0, 2, cv.ORB_HARRIS_SCORE, 31, FAST_THRESHOLD);
+  try {
+    img.data.set(grey.data);
+    orb.detectAndCompute(img, none, kps, desc);
+    const n = kps.size();
+    if (n < 2 || desc.cols !== 32) return { pts: n, pairs: [] };
+    const xs = new Float64Array(n);
+    const ys = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const p = kps.get(i).pt;
+      xs[i] = p.x;
+      ys[i] = p.y;
+    }
+    const far = (i: number, j: number) => (xs[j] - xs[i]) ** 2 + (ys[j] - ys[i]) ** 2 >= MIN_DISTANCE * MIN_DISTANCE;
+    const neighbours = hammingNeighbours(desc.data, 32, NEIGHBOURS, far);
+    const seen = new Set<number>();
+    const pairs: Pair[] = [];
+    for (let i = 0; i < n; i++) {
+      const list = neighbours[i];
+      // g2NN: keep the neighbours before the first clear jump in distance; a neighbour with no
+      // next one found is compared with an unrelated descriptor's distance
+      for (let k = 0; k < list.length; k++) {
+        const { j, d } = list[k];
+        const next = k + 1 < list.length ? list[k + 1].d : list.length < NEIGHBOURS ? UNRELATED : 0;
+        if (d > MAX_HAMMING || d >= RATIO * next) break;
+        const key = i < j ? i * n + j : j * n + i;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        pairs.push({ ax: xs[i], ay: ys[i], bx: xs[j], by: ys[j] });
+      }
+    }
+    return { pts: n, pairs };
+  } finally {
+    for (const o of [img, none, kps, desc, orb]) o.delete();
+  }
+}
+
+/** Groups of pairs whose ends lie near each other's (single linkage), each group oriented so
+ *  that its pairs all go from one area to the other. */
+function group(pairs: Pair[]): Pair[][] {
+  const n = pairs.length;
+  const near = (x0: number, y0: number, x1: number, y1: number) => Math.abs(x0 - x1) < LINK && Math.abs(y0 - y1) < LINK;
+  // flip[i]: pair i is taken b -> a, relative to the first pair of its group
+  const groupOf = new Int32Array(n).fill(-1);
+  const flip = new Uint8Array(n);
+  const groups: Pair[][] = [];
+  for (let s = 0; s < n; s++) {
+    if (groupOf[s] >= 0) continue;
+    const id = groups.length;
+    const members = [s];
+    groupOf[s] = id;
+    for (let q = 0; q < members.length; q++) {
+      const i = members[q];
+      const p = pairs[i];
+      const [ax, ay, bx, by] = flip[i] ? [p.bx, p.by, p.ax, p.ay] : [p.ax, p.ay, p.bx, p.by];
+      for (let j = 0; j < n; j++) {
+        if (groupOf[j] >= 0) continue;
+        const o = pairs[j];
+        if (near(ax, ay, o.ax, o.ay) && near(bx, by, o.bx, o.by)) flip[j] = 0;
+        else if (near(ax, ay, o.bx, o.by) && near(bx, by, o.ax, o.ay)) flip[j] = 1;
+        else continue;
+        groupOf[j] = id;
+        members.push(j);
+      }
+    }
+    groups.push(members.map((i) => (flip[i] ? { ax: pairs[i].bx, ay: pairs[i].by, bx: pairs[i].ax, by: pairs[i].ay } : pairs[i])));
+  }
+  return groups.sort((p, q) => q.length - p.length);
+}
+
+/** The affine transform most pairs agree on (RANSAC), with the pairs that agree. */
+function fitAffine(cv: OpenCv, pairs: Pair[]): { matrix: number[]; inliers: Pair[] } | null {
+  const from = cv.matFromArray(pairs.length, 1, cv.CV_32FC2, pairs.flatMap((p) => [p.ax, p.ay]));
+  const to = cv.matFromArray(pairs.length, 1, cv.CV_32FC2, pairs.flatMap((p) => [p.bx, p.by]));
+  const mask = new cv.Mat();
+  let m: CvMat | null = null;
+  try {
+    m = cv.estimateAffine2D(from, to, mask, cv.RANSAC, REPROJECTION, 4000, 0.995, 10);
+    if (m.rows !== 2 || m.cols !== 3) return null;
+    const matrix = Array.from(m.data64F);
+    const inliers = pairs.filter((_, i) => mask.data[i]);
+    return inliers.length >= MIN_MATCHES ? { matrix, inliers } : null;
+  } finally {
+    for (const o of [from, to, mask, m]) o?.delete();
+  }
+}
+
+/** The clone a transform describes, when it is a plausible copy. */
+function plausible(matrix: number[], inliers: Pair[]): Omit<KeypointClone, 'correlated'> | null {
+  const [a, b, , d, e] = matrix;
+  const det = a * e - b * d;
+  if (det <= 0) return null; // a mirror image: ORB descriptors do not survive one
+  // singular values of [[a, b], [d, e]]
+  const s1 = Math.hypot(a + e, d - b) / 2;
+  const s2 = Math.hypot(a - e, d + b) / 2;
+  const big = s1 + s2;
+  const small = Math.abs(s1 - s2);
+  if (small <= 0 || big / small > MAX_SHEAR) return null;
+  const scale = Math.sqrt(det);
+  if (scale < SCALE_RANGE[0] || scale > SCALE_RANGE[1]) return null;
+  const from = bounds(inliers.map((p) => [p.ax, p.ay]));
+  const to = bounds(inliers.map((p) => [p.bx, p.by]));
+  const dx = to.x + to.width / 2 - (from.x + from.width / 2);
+  const dy = to.y + to.height / 2 - (from.y + from.height / 2);
+  if (Math.hypot(dx, dy) < MIN_SHIFT || overlap(from, to)) return null;
+  const rotation = (Math.atan2(d - b, a + e) * 180) / Math.PI;
+  return { from, to, matrix, rotation_deg: Math.round(rotation * 10) / 10, scale: Math.round(scale * 1000) / 1000, dx: Math.round(dx), dy: Math.round(dy), matches: inliers.length };
+}
+
+/**
+ * Share of the source area (the inliers' box, grown by WINDOW) whose textured pixels correlate
+ * (ZNCC over WINDOW x WINDOW >= MIN_CORRELATION) with the target mapped back by the transform;
+ * when it is enough, marks the correlated pixels of both areas on the map and gives their boxes.
+ */
+function denseCheck(grey: GreyImage, clone: Omit<KeypointClone, 'correlated'>, inliers: Pair[], map: Uint8Array): { share: number; areas?: { from: Box; to: Box } } {
+  const { data, width: w, height: h } = grey;
+  const [a, b, c, d, e, f] = clone.matrix;
+  const pad = WINDOW;
+  const x0 = Math.max(0, Math.floor(clone.from.x - pad));
+  const y0 = Math.max(0, Math.floor(clone.from.y - pad));
+  const x1 = Math.min(w, Math.ceil(clone.from.x + clone.from.width + pad));
+  const y1 = Math.min(h, Math.ceil(clone.from.y + clone.from.height + pad));
+  const bw = x1 - x0;
+  const bh = y1 - y0;
+  if (bw < WINDOW || bh < WINDOW || inliers.length === 0) return { share: 0 };
+  // the source area and the target sampled at the mapped positions (bilinear), -1 outside
+  const src = new Float64Array(bw * bh);
+  const dst = new Float64Array(bw * bh);
+  const inside = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const px = x0 + x;
+      const py = y0 + y;
+      const tx = a * px + b * py + c;
+      const ty = d * px + e * py + f;
+      const i = y * bw + x;
+      src[i] = data[py * w + px];
+      if (tx < 0 || ty < 0 || tx >= w - 1 || ty >= h - 1) continue;
+      const ix = Math.floor(tx);
+      const iy = Math.floor(ty);
+      const fx = tx - ix;
+      const fy = ty - iy;
+      const o = iy * w + ix;
+      dst[i] = (data[o] * (1 - fx) + data[o + 1] * fx) * (1 - fy) + (data[o + w] * (1 - fx) + data[o + w + 1] * fx) * fy;
+      inside[i] = 1;
+    }
+  }
+  // windowed sums through integral images
+  const W = bw + 1;
+  const sums = [src, dst, src.map((v) => v * v), dst.map((v) => v * v), src.map((v, i) => v * dst[i])].map((plane) => {
+    const t = new Float64Array(W * (bh + 1));
+    for (let y = 0; y < bh; y++) {
+      let row = 0;
+      for (let x = 0; x < bw; x++) {
+        row += plane[y * bw + x];
+        t[(y + 1) * W + x + 1] = t[y * W + x + 1] + row;
+      }
+    }
+    return t;
+  });
+  const box = (t: Float64Array, x: number, y: number) => t[(y + WINDOW) * W + x + WINDOW] - t[y * W + x + WINDOW] - t[(y + WINDOW) * W + x] + t[y * W + x];
+  const n = WINDOW * WINDOW;
+  const r = WINDOW >> 1;
+  let textured = 0;
+  let correlated = 0;
+  const hit: Array<[number, number]> = [];
+  for (let y = 0; y + WINDOW <= bh; y++) {
+    for (let x = 0; x + WINDOW <= bw; x++) {
+      const cx = x + r;
+      const cy = y + r;
+      if (!inside[cy * bw + cx]) continue;
+      const [s, t, ss, tt, st] = sums.map((p) => box(p, x, y));
+      const vs = ss / n - (s / n) ** 2;
+      const vt = tt / n - (t / n) ** 2;
+      if (vs < MIN_TEXTURE_STD ** 2 || vt < MIN_TEXTURE_STD ** 2) continue;
+      textured++;
+      const ncc = (st / n - (s / n) * (t / n)) / Math.sqrt(vs * vt);
+      if (ncc >= MIN_CORRELATION) {
+        correlated++;
+        hit.push([x0 + cx, y0 + cy]);
+      }
+    }
+  }
+  if (textured === 0) return { share: 0 };
+  const share = correlated / textured;
+  if (share < MIN_CORRELATED_SHARE) return { share };
+  {
+    // each correlated window's centre, drawn 5 px wide on both sides
+    const dot = (px: number, py: number) => {
+      for (let y = Math.max(0, py - 2); y <= Math.min(h - 1, py + 2); y++) map.fill(255, y * w + Math.max(0, px - 2), y * w + Math.min(w, px + 3));
+    };
+    for (const [px, py] of hit) {
+      dot(px, py);
+      dot(Math.round(a * px + b * py + c), Math.round(d * px + e * py + f));
+    }
+  }
+  const mapped = hit.map(([px, py]) => [Math.max(0, Math.min(w - 1, a * px + b * py + c)), Math.max(0, Math.min(h - 1, d * px + e * py + f))]);
+  return { share, areas: { from: bounds(hit), to: bounds(mapped) } };
+}
+
+function bounds(points: number[][]): Box {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = -Infinity;
+  let y1 = -Infinity;
+  for (const [x, y] of points) {
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, y);
+    x1 = Math.max(x1, x);
+    y1 = Math.max(y1, y);
+  }
+  return { x: Math.round(x0), y: Math.round(y0), width: Math.max(1, Math.round(x1 - x0)), height: Math.max(1, Math.round(y1 - y0)) };
+}
+
+function overlap(p: Box, q: Box): boolean {
+  return p.x < q.x + q.width && q.x < p.x + p.width && p.y < q.y + q.height && q.y < p.y + p.height;
+}
