@@ -34,6 +34,8 @@ const MAX_HAMMING = Number(process.env.KP_H ?? 64);
 const MIN_DISTANCE = 24;
 /** Pairs whose two ends are both within this of another pair's are grouped with it. */
 const LINK = 40;
+/** Transforms fitted, one after the other, per group of pairs. */
+const FITS_PER_GROUP = 4;
 /** A clone needs at least this many pairs agreeing on one transform (RANSAC inliers). */
 export const MIN_MATCHES = 10;
 /** RANSAC: a pair agrees when the transform maps one end within this of the other (px). */
@@ -49,6 +51,11 @@ const WINDOW = 9;
 const MIN_TEXTURE_STD = 3;
 const MIN_CORRELATION = 0.6;
 const MIN_CORRELATED_SHARE = 0.5;
+/** A pattern that correlates this much one period further on (or back) repeats: not a copy. */
+const MAX_REPEAT_SHARE = 0.5;
+/** A clone must have STAND_OUT x the matches of the BACKGROUND_RANK-th strongest candidate. */
+const STAND_OUT = 3;
+const BACKGROUND_RANK = 3;
 
 export interface KeypointClone {
   /** The two areas (analysed-copy px): where the matched keypoints of each side lie. */
@@ -88,23 +95,49 @@ export async function keypointClones(grey: GreyImage, signal?: AbortSignal): Pro
   const { pts, pairs } = matchPairs(cv, grey);
   throwIfAborted(signal);
   const groups = group(pairs);
+  const found: Array<{ clone: KeypointClone; hits: Array<[number, number]> }> = [];
   const clones: KeypointClone[] = [];
   const map = new Uint8Array(grey.width * grey.height);
   for (const g of groups) {
-    if (g.length < MIN_MATCHES) continue;
-    const fit = fitAffine(cv, g);
-    if (!fit) continue;
-    const clone = plausible(fit.matrix, fit.inliers);
-    if (!clone) continue;
-    const dense = denseCheck(grey, clone, fit.inliers, map);
-    if (dense.share < MIN_CORRELATED_SHARE) continue;
-    clones.push({ ...clone, ...dense.areas, correlated: Math.round(dense.share * 1000) / 1000 });
+    // a group may hold a copy and other matches chained to it: transforms are fitted one after
+    // the other, each on the pairs the ones before did not explain
+    let rest = g;
+    for (let attempt = 0; attempt < FITS_PER_GROUP && rest.length >= MIN_MATCHES; attempt++) {
+      const fit = fitAffine(cv, rest);
+      if (!fit) break;
+      const used = new Set(fit.inliers);
+      rest = rest.filter((p) => !used.has(p));
+      const candidate = check(grey, fit.matrix, fit.inliers);
+      if (candidate) found.push(candidate);
+    }
     throwIfAborted(signal);
   }
-  clones.sort((p, q) => q.matches - p.matches);
+  // a scene full of alike things (a patterned fabric, a facade) gives many weak candidates; a
+  // copy stands out from them
+  found.sort((p, q) => q.clone.matches - p.clone.matches);
+  const background = found.length >= BACKGROUND_RANK ? found[BACKGROUND_RANK - 1].clone.matches : 0;
+  for (const { clone, hits } of found) {
+    if (clone.matches < STAND_OUT * background) continue;
+    clones.push({ ...clone, ...mark(map, grey, clone.matrix, hits) });
+  }
   const stats = { keypoints: pts, pairs: pairs.length, clones };
   if (!clones.length) return { stats, map: null, regions: [] };
   return { stats, map: { data: map, width: grey.width, height: grey.height }, regions: clones.flatMap((c) => [c.from, c.to]) };
+}
+
+/** The copy a fitted transform describes, when it is plausible and the two areas correlate. */
+function check(grey: GreyImage, matrix: number[], inliers: Pair[]): { clone: KeypointClone; hits: Array<[number, number]> } | null {
+  const clone = plausible(matrix, inliers);
+  if (!clone) return null;
+  const area = grow(clone.from, WINDOW, grey);
+  const dense = correlate(grey, clone.matrix, area);
+  if (dense.share < MIN_CORRELATED_SHARE) return null;
+  // a repeating pattern (a fence, windows, tiles) is alike one period further on, or one
+  // period back, too: a copy is not
+  const again = Math.max(correlate(grey, compose(clone.matrix, clone.matrix), area).share, correlate(grey, invert(clone.matrix), area).share);
+  if (process.env.KP_DEBUG) console.error(`kp clone ${clone.matches} rot ${clone.rotation_deg} scale ${clone.scale} corr ${dense.share.toFixed(2)} again ${again.toFixed(2)}`);
+  if (again >= MAX_REPEAT_SHARE) return null;
+  return { clone: { ...clone, correlated: Math.round(dense.share * 1000) / 1000 }, hits: dense.hits };
 }
 
 /** Keypoints of the picture matched against themselves: pairs kept by the g2NN test. */
@@ -223,22 +256,16 @@ function plausible(matrix: number[], inliers: Pair[]): Omit<KeypointClone, 'corr
 }
 
 /**
- * Share of the source area (the inliers' box, grown by WINDOW) whose textured pixels correlate
- * (ZNCC over WINDOW x WINDOW >= MIN_CORRELATION) with the target mapped back by the transform;
- * when it is enough, marks the correlated pixels of both areas on the map and gives their boxes.
+ * Share of the textured pixels of `area` that correlate (ZNCC over WINDOW x WINDOW >=
+ * MIN_CORRELATION) with the picture at the positions the transform maps them to, and those
+ * pixels.
  */
-function denseCheck(grey: GreyImage, clone: Omit<KeypointClone, 'correlated'>, inliers: Pair[], map: Uint8Array): { share: number; areas?: { from: Box; to: Box } } {
+function correlate(grey: GreyImage, matrix: number[], area: Box): { share: number; hits: Array<[number, number]> } {
   const { data, width: w, height: h } = grey;
-  const [a, b, c, d, e, f] = clone.matrix;
-  const pad = WINDOW;
-  const x0 = Math.max(0, Math.floor(clone.from.x - pad));
-  const y0 = Math.max(0, Math.floor(clone.from.y - pad));
-  const x1 = Math.min(w, Math.ceil(clone.from.x + clone.from.width + pad));
-  const y1 = Math.min(h, Math.ceil(clone.from.y + clone.from.height + pad));
-  const bw = x1 - x0;
-  const bh = y1 - y0;
-  if (bw < WINDOW || bh < WINDOW || inliers.length === 0) return { share: 0 };
-  // the source area and the target sampled at the mapped positions (bilinear), -1 outside
+  const [a, b, c, d, e, f] = matrix;
+  const { x: x0, y: y0, width: bw, height: bh } = area;
+  if (bw < WINDOW || bh < WINDOW) return { share: 0, hits: [] };
+  // the area and the picture sampled at the mapped positions (bilinear); `inside` where mapped in
   const src = new Float64Array(bw * bh);
   const dst = new Float64Array(bw * bh);
   const inside = new Uint8Array(bw * bh);
@@ -277,8 +304,7 @@ function denseCheck(grey: GreyImage, clone: Omit<KeypointClone, 'correlated'>, i
   const n = WINDOW * WINDOW;
   const r = WINDOW >> 1;
   let textured = 0;
-  let correlated = 0;
-  const hit: Array<[number, number]> = [];
+  const hits: Array<[number, number]> = [];
   for (let y = 0; y + WINDOW <= bh; y++) {
     for (let x = 0; x + WINDOW <= bw; x++) {
       const cx = x + r;
@@ -290,27 +316,47 @@ function denseCheck(grey: GreyImage, clone: Omit<KeypointClone, 'correlated'>, i
       if (vs < MIN_TEXTURE_STD ** 2 || vt < MIN_TEXTURE_STD ** 2) continue;
       textured++;
       const ncc = (st / n - (s / n) * (t / n)) / Math.sqrt(vs * vt);
-      if (ncc >= MIN_CORRELATION) {
-        correlated++;
-        hit.push([x0 + cx, y0 + cy]);
-      }
+      if (ncc >= MIN_CORRELATION) hits.push([x0 + cx, y0 + cy]);
     }
   }
-  if (textured === 0) return { share: 0 };
-  const share = correlated / textured;
-  if (share < MIN_CORRELATED_SHARE) return { share };
-  {
-    // each correlated window's centre, drawn 5 px wide on both sides
-    const dot = (px: number, py: number) => {
-      for (let y = Math.max(0, py - 2); y <= Math.min(h - 1, py + 2); y++) map.fill(255, y * w + Math.max(0, px - 2), y * w + Math.min(w, px + 3));
-    };
-    for (const [px, py] of hit) {
-      dot(px, py);
-      dot(Math.round(a * px + b * py + c), Math.round(d * px + e * py + f));
-    }
-  }
-  const mapped = hit.map(([px, py]) => [Math.max(0, Math.min(w - 1, a * px + b * py + c)), Math.max(0, Math.min(h - 1, d * px + e * py + f))]);
-  return { share, areas: { from: bounds(hit), to: bounds(mapped) } };
+  return { share: textured ? hits.length / textured : 0, hits };
+}
+
+/** Marks the correlated pixels and their mapped positions on the map (5 px dots); their boxes. */
+function mark(map: Uint8Array, grey: GreyImage, matrix: number[], hits: Array<[number, number]>): { from: Box; to: Box } {
+  const { width: w, height: h } = grey;
+  const [a, b, c, d, e, f] = matrix;
+  const dot = (px: number, py: number) => {
+    for (let y = Math.max(0, py - 2); y <= Math.min(h - 1, py + 2); y++) map.fill(255, y * w + Math.max(0, px - 2), y * w + Math.min(w, px + 3));
+  };
+  const mapped = hits.map(([px, py]) => [Math.max(0, Math.min(w - 1, a * px + b * py + c)), Math.max(0, Math.min(h - 1, d * px + e * py + f))]);
+  for (const [px, py] of hits) dot(px, py);
+  for (const [px, py] of mapped) dot(Math.round(px), Math.round(py));
+  return { from: bounds(hits), to: bounds(mapped) };
+}
+
+/** p after q, as [a, b, c, d, e, f] affine matrices. */
+function compose(p: number[], q: number[]): number[] {
+  const [a, b, c, d, e, f] = p;
+  const [A, B, C, D, E, F] = q;
+  return [a * A + b * D, a * B + b * E, a * C + b * F + c, d * A + e * D, d * B + e * E, d * C + e * F + f];
+}
+
+function invert(m: number[]): number[] {
+  const [a, b, c, d, e, f] = m;
+  const det = a * e - b * d;
+  const ia = e / det;
+  const ib = -b / det;
+  const id = -d / det;
+  const ie = a / det;
+  return [ia, ib, -(ia * c + ib * f), id, ie, -(id * c + ie * f)];
+}
+
+/** The box grown by `by` on every side, within the picture. */
+function grow(box: Box, by: number, grey: GreyImage): Box {
+  const x = Math.max(0, Math.floor(box.x - by));
+  const y = Math.max(0, Math.floor(box.y - by));
+  return { x, y, width: Math.min(grey.width, Math.ceil(box.x + box.width + by)) - x, height: Math.min(grey.height, Math.ceil(box.y + box.height + by)) - y };
 }
 
 function bounds(points: number[][]): Box {
