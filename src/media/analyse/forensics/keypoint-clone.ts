@@ -1,6 +1,7 @@
 // Copy-move (clone) detection by keypoints, after Amerini et al. 2011 (SIFT-based copy-move
 // detection) and the benchmark of Christlein et al. 2012: a copy that was rotated or scaled
-// before it was pasted no longer matches block for block (copy-move.ts), but its keypoints do.
+// before it was pasted no longer matches block for block (the block matching this replaced),
+// but its keypoints do.
 // - ORB keypoints and descriptors (OpenCV, opencv.ts) of the grey copy: corners found at 8
 //   scales, each with its orientation, so a rotated or scaled copy has the same descriptors;
 // - each keypoint is matched to its nearest neighbours in the SAME picture (itself and those
@@ -19,17 +20,17 @@ import { hammingNeighbours } from './hamming-neighbours.ts';
 import { openCv, type CvMat, type OpenCv } from './opencv.ts';
 
 /** ORB settings: keypoints wanted, FAST corner threshold (low: textured but soft areas count). */
-const FEATURES = Number(process.env.KP_F ?? 25000);
-const FAST_THRESHOLD = Number(process.env.KP_T ?? 4);
+const FEATURES = 25000;
+const FAST_THRESHOLD = 4;
 /** Neighbours looked at per keypoint. */
 const NEIGHBOURS = 4;
 /** Hamming distance of two unrelated ORB descriptors, for the ratio test of a keypoint whose
  *  hashing found no further neighbour. */
 const UNRELATED = 100;
 /** g2NN: a neighbour is kept while its distance is below RATIO x the next one's... */
-const RATIO = Number(process.env.KP_R ?? 0.8);
+const RATIO = 0.8;
 /** ...and below this Hamming distance (of 256 bits). */
-const MAX_HAMMING = Number(process.env.KP_H ?? 64);
+const MAX_HAMMING = 64;
 /** Two keypoints nearer than this (analysed-copy px) are the same place, not a copy. */
 const MIN_DISTANCE = 24;
 /** Pairs whose two ends are both within this of another pair's are grouped with it. */
@@ -37,7 +38,7 @@ const LINK = 40;
 /** Transforms fitted, one after the other, per group of pairs. */
 const FITS_PER_GROUP = 4;
 /** A clone needs at least this many pairs agreeing on one transform (RANSAC inliers). */
-export const MIN_MATCHES = 10;
+export const MIN_MATCHES = 20;
 /** RANSAC: a pair agrees when the transform maps one end within this of the other (px). */
 const REPROJECTION = 3;
 /** A plausible copy: scale within this range, the two singular values of the linear part
@@ -135,9 +136,11 @@ function check(grey: GreyImage, matrix: number[], inliers: Pair[]): { clone: Key
   // a repeating pattern (a fence, windows, tiles) is alike one period further on, or one
   // period back, too: a copy is not
   const again = Math.max(correlate(grey, compose(clone.matrix, clone.matrix), area).share, correlate(grey, invert(clone.matrix), area).share);
-  if (process.env.KP_DEBUG) console.error(`kp clone ${clone.matches} rot ${clone.rotation_deg} scale ${clone.scale} corr ${dense.share.toFixed(2)} again ${again.toFixed(2)}`);
   if (again >= MAX_REPEAT_SHARE) return null;
-  return { clone: { ...clone, correlated: Math.round(dense.share * 1000) / 1000 }, hits: dense.hits };
+  // the copy reaches beyond its keypoints: the map and the areas are drawn from the correlated
+  // pixels of a wider area (half the keypoints' box again on each side)
+  const wide = correlate(grey, clone.matrix, grow(clone.from, Math.max(WINDOW, Math.max(clone.from.width, clone.from.height) / 2), grey));
+  return { clone: { ...clone, correlated: Math.round(dense.share * 1000) / 1000 }, hits: wide.hits };
 }
 
 /** Keypoints of the picture matched against themselves: pairs kept by the g2NN test. */
@@ -322,12 +325,13 @@ function correlate(grey: GreyImage, matrix: number[], area: Box): { share: numbe
   return { share: textured ? hits.length / textured : 0, hits };
 }
 
-/** Marks the correlated pixels and their mapped positions on the map (5 px dots); their boxes. */
+/** Marks the correlated windows and their mapped positions on the map; their boxes. */
 function mark(map: Uint8Array, grey: GreyImage, matrix: number[], hits: Array<[number, number]>): { from: Box; to: Box } {
   const { width: w, height: h } = grey;
   const [a, b, c, d, e, f] = matrix;
+  const r = WINDOW >> 1;
   const dot = (px: number, py: number) => {
-    for (let y = Math.max(0, py - 2); y <= Math.min(h - 1, py + 2); y++) map.fill(255, y * w + Math.max(0, px - 2), y * w + Math.min(w, px + 3));
+    for (let y = Math.max(0, py - r); y <= Math.min(h - 1, py + r); y++) map.fill(255, y * w + Math.max(0, px - r), y * w + Math.min(w, px + r + 1));
   };
   const mapped = hits.map(([px, py]) => [Math.max(0, Math.min(w - 1, a * px + b * py + c)), Math.max(0, Math.min(h - 1, d * px + e * py + f))]);
   for (const [px, py] of hits) dot(px, py);
