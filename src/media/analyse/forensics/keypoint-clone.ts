@@ -59,14 +59,15 @@ const STAND_OUT = 3;
 const BACKGROUND_RANK = 3;
 
 export interface KeypointClone {
-  /** The two areas (analysed-copy px): where the matched keypoints of each side lie. */
+  /** The two areas (analysed-copy px): the source's pixels that correlate with the copy once
+   *  mapped, and where they map to. */
   from: Box;
   to: Box;
   /** to = matrix x from: [a, b, c, d, e, f] for x' = a x + b y + c, y' = d x + e y + f. */
   matrix: number[];
   rotation_deg: number;
   scale: number;
-  /** From the centre of the first area to the centre of the second (analysed-copy px). */
+  /** From the centre of the first side's matched keypoints to the second's (analysed-copy px). */
   dx: number;
   dy: number;
   /** Keypoint pairs that agree on the transform. */
