@@ -6,7 +6,7 @@
 // descriptors that share a bucket in some table are compared.
 //
 // The odds, 1 - (1 - (1 - d/256)^16)^20: 30 bits apart, found 95% of the time; 45 bits, 60%;
-// 100 bits apart, compared 0.3% of the time.
+// 100 bits apart, compared 0.7% of the time.
 
 const TABLES = 20;
 const SAMPLE_BITS = 16;
