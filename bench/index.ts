@@ -10,13 +10,10 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   stego: () => import('./stego.ts'),
   analyse: () => import('./analyse.ts'),
   memory: () => import('./memory.ts'),
-  'stego-tables': () => import('./accuracy/stego-tables.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);
-// opt-in only: minutes of third-party tools on the outside corpus
-const OPT_IN = new Set(['stego-tables']);
-const names = name ? [name] : Object.keys(benches).filter((n) => !OPT_IN.has(n));
+const names = name ? [name] : Object.keys(benches);
 for (const n of names) {
   const load = benches[n];
   if (!load) {

@@ -170,7 +170,11 @@ async function runMaker(tool: 'steghide' | 'stegosuite' | 'outguess', cover: Cov
   const capacity = /Correctable message size: (\d+) bits/.exec(text);
   const embedded = /Bits embedded: (\d+)/.exec(text);
   const capacityBits = capacity ? Number(capacity[1]) : undefined;
-  if (r.code !== 0 || !existsSync(s)) return { ...base, cover: 'jpeg', status: /larger than correctable|not enough bits/.test(text) ? 'over-capacity' : 'failed', capacityBits, note: lastLine(r.err) };
+  // on very flat covers (a few thousand usable bits) outguess dies of a division by zero
+  // (SIGFPE) before it says the message is too large: that is a refusal too
+  const usable = Number(/Extracting usable bits:\s+(\d+)/.exec(text)?.[1] ?? NaN);
+  const tooFew = r.signal !== null && usable < 2 * 8 * payload.length;
+  if (r.code !== 0 || !existsSync(s)) return { ...base, cover: 'jpeg', status: /larger than correctable|not enough bits/.test(text) || tooFew ? 'over-capacity' : 'failed', capacityBits, note: tooFew ? `outguess died (${r.signal}) with ${usable} usable bits` : lastLine(r.err) };
   await atomicWrite(out, await readFile(s));
   return { ...base, cover: 'jpeg', status: 'ok', file: out, capacityBits, ...(embedded ? { bits: Number(embedded[1]) } : {}) };
 }
@@ -243,7 +247,7 @@ export function readBmp24(buf: Buffer): PixelImage {
 const lastLine = (s: string) => s.trim().split('\n').filter((l) => l.trim()).pop()?.replaceAll(os.tmpdir(), '<tmp>').slice(0, 200);
 
 /** Runs a tool; 15 minutes at most (steghide on a large cover at 0.4 bpp is the slowest). */
-function run(cmd: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function run(cmd: string, args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DISPLAY: '' } });
     let out = '', err = '';
@@ -251,6 +255,6 @@ function run(cmd: string, args: string[]): Promise<{ code: number | null; out: s
     child.stderr.on('data', (d: Buffer) => { if (err.length < 8 << 20) err += d.toString('utf8'); });
     const timer = setTimeout(() => child.kill('SIGKILL'), 15 * 60_000);
     child.on('error', (e) => { clearTimeout(timer); reject(new Error(`${cmd}: ${e.message} (npm run bench installs it: deploy/setup.sh --bench)`)); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+    child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, out, err }); });
   });
 }

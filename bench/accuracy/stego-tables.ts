@@ -7,8 +7,10 @@
 // Both at standard and deep depth, through the hidden-content detector itself on the file, the
 // way the analysis product runs it (a JPEG gets no LSB analysis: its pixels are lossy).
 //
-// npm run bench -- stego-tables [--half=calibration|held-out] [--max-side=512] [--jobs=2]
-//                               [--seed=1] [--limit=<covers>]
+// npm run bench -- accuracy (bench/accuracy/index.ts) prints them; alone:
+// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--max-side=512] [--jobs=2]
+//                                     [--seed=1] [--limit=<covers>]
+// (the tools come with `bash deploy/setup.sh --bench`, which npm run bench runs)
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +18,8 @@ import { analyseInput } from '../../src/media/analyse/input.ts';
 import { hiddenContentDetector, type HiddenContentVerdict } from '../../src/media/analyse/detectors/hidden-content.ts';
 import { grade, type Grade, type GradeRule } from '../../src/media/analyse/grade.ts';
 import type { AnalyseOptions } from '../../src/media/analyse/detector.ts';
+import { decodePixels } from '../../src/media/decode.ts';
+import { analyseLsb } from '../../src/media/analyse/steganalysis/index.ts';
 import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
 import { probe } from '../../src/media/probe.ts';
 import { loadCorpus, type CorpusPicture, type Half } from './corpus.ts';
@@ -55,13 +59,14 @@ export const productJudge: StegoJudge = async (file, depth) => {
 };
 
 export interface StegoTablesOptions {
+  judge?: StegoJudge;
   half?: Half;
   /** covers are downscaled to this long side before embedding */
   maxSide?: number;
   /** covers made and analysed at once */
   jobs?: number;
   seed?: number;
-  /** at most this many covers (a quick look); every clean picture is still analysed */
+  /** a quick look: at most this many clean pictures and this many covers */
   limit?: number;
   log?: (s: string) => void;
 }
@@ -122,23 +127,31 @@ async function pool<T>(items: readonly T[], jobs: number, fn: (item: T, i: numbe
   }));
 }
 
-export async function stegoTables(judge: StegoJudge = productJudge, opts: StegoTablesOptions = {}): Promise<{ text: string; goals: { name: string; ok: boolean; figure: string }[] }> {
+/** stegoTables(judge?, options?) or stegoTables(options?) with options.judge; the judge defaults
+ *  to the hidden-content detector on the file (productJudge). */
+export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: StegoTablesOptions): Promise<{ text: string; goals: { name: string; ok: boolean; figure: string }[] }> {
+  const opts = (typeof a === 'function' ? b : a) ?? {};
+  const judge = (typeof a === 'function' ? a : opts.judge) ?? productJudge;
   const half = opts.half ?? 'held-out';
   const maxSide = opts.maxSide ?? 512;
   const jobs = opts.jobs ?? 2;
   const seed = opts.seed ?? 1;
   const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const t0 = performance.now();
-  const pictures = await loadCorpus({ half, log });
+  const loaded = await loadCorpus({ half, log });
+  const pictures = opts.limit ? loaded.slice(0, opts.limit) : loaded;
   const classes = [...new Set(pictures.map((p) => p.cls))];
 
   // ---- 1. clean pictures as uploaded
   const clean = new Map<string, Record<Depth, Tally>>(classes.map((c) => [c, { standard: newTally(), deep: newTally() }]));
   let refused = 0;
+  const flagged = new Map<CorpusPicture, string>();
   await pool(pictures, jobs, async (p) => {
     for (const d of DEPTHS) {
       try {
-        add(clean.get(p.cls)![d], await judge(p.file, d));
+        const r = await judge(p.file, d);
+        add(clean.get(p.cls)![d], r);
+        if (r.suspected || r.evidence === 'weak') flagged.set(p, `${flagged.has(p) ? `${flagged.get(p)}, ` : ''}${d} ${r.suspected ? 'FP' : 'weak'}`);
       } catch (e) {
         if (d === 'standard') refused++;
         log(`clean ${p.id}: ${(e as Error).message.split('\n')[0]}`);
@@ -149,8 +162,7 @@ export async function stegoTables(judge: StegoJudge = productJudge, opts: StegoT
 
   // ---- 2. stego in the same pictures. A jpeg-png picture is its camera JPEG's pixels, so the
   // covers are every picture but those (the camera JPEG decoded is the same cover).
-  let covers: CorpusPicture[] = pictures.filter((p) => p.cls !== 'jpeg-png');
-  if (opts.limit) covers = covers.slice(0, opts.limit);
+  const covers = pictures.filter((p) => p.cls !== 'jpeg-png');
   const cleanPng = newDet('clean covers (PNG)');
   const cleanJpeg = newDet('clean covers (JPEG q90)');
   const rows = new Map<string, DetRow>();
@@ -240,6 +252,8 @@ export async function stegoTables(judge: StegoJudge = productJudge, opts: StegoT
     text += `${c.padEnd(11)}${String(answered).padStart(9)}${['chi_square', 'rs', 'sample_pairs', 'weighted_stego'].map((m) => pct(t.fired.get(m) ?? 0, answered).padStart(8)).join('')}${mq('rs').padStart(16)}${mq('sample_pairs').padStart(16)}${mq('weighted_stego').padStart(16)}\n`;
   }
 
+  if (half === 'calibration' && flagged.size) text += await flaggedList(flagged);
+
   const coverN = covers.length;
   text += `\nDetection: ${coverN} covers (every picture of the half but the jpeg-png ones, which are their camera JPEGs' pixels), decoded, made RGB, ${scaled} of them downscaled to ${maxSide} px on the long side (Lanczos) before embedding; seed ${seed}.\n` +
     'bpp = payload bits / (width x height); "real bpp" = what the tool says it embedded (payload and its header) per pixel, where it says it. steghide: BMP cover, -Z, passphrase; stegosuite: PNG cover (even covers) or BMP (odd), both back to PNG; outguess: JPEG q90 cover, -p 90.\n';
@@ -293,9 +307,31 @@ export async function stegoTables(judge: StegoJudge = productJudge, opts: StegoT
       goals.push({ name: `${tool} (LSB replacement) at ${rate} bpp detected >= ${min * 100} %`, ...both((d) => ({ ok: r.by[d].n > 0 && r.by[d].fp >= min * r.by[d].n, fig: `${pct(r.by[d].fp, r.by[d].n)} of ${r.by[d].n}` })) });
     }
   }
-  text += `\ngoals (issue 23; they count on the held-out half${half === 'held-out' ? '' : ': THIS IS THE CALIBRATION HALF, for tuning only'}):\n`;
-  for (const g of goals) text += `  ${g.ok ? 'PASS' : 'FAIL'}  ${g.name}: ${g.figure}\n`;
   return { text, goals };
+}
+
+/** Calibration half only (for tuning): each flagged clean picture with the raw readings. */
+async function flaggedList(flagged: Map<CorpusPicture, string>): Promise<string> {
+  let text = '\nFlagged clean pictures (calibration half; raw per-sample estimates from analyseLsb at deep depth on the decoded pixels; agree = neighbouring LSBs agreeing, content.ts):\n';
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'obscura-stego-flagged-'));
+  try {
+    for (const [p, what] of [...flagged].sort((a, b) => a[0].cls.localeCompare(b[0].cls))) {
+      let detail: string;
+      try {
+        const px = await decodePixels(p.file, await probe(p.file, DEFAULT_LIMITS), scratch, { limits: DEFAULT_LIMITS });
+        const v = analyseLsb(px, { samplePairs: true });
+        const est = (m: string) => v.estimates.find((e) => e.method === m)?.score;
+        const f = (x: number | null | undefined, k = 3) => (x === null || x === undefined ? 'n/a' : x.toFixed(k));
+        detail = `${px.width}x${px.height}x${px.channels} agree ${f(v.lsbAgreement)} thr/sample ${f(v.thresholdBpp === null ? null : v.thresholdBpp / (px.channels >= 3 ? 3 : 1))} RS ${f(est('rs'))} SPA ${f(est('sample_pairs'))} WS ${f(est('weighted_stego'))} chi2 p ${f(est('chi_square'), 4)}`;
+      } catch (e) {
+        detail = (e as Error).message.split('\n')[0];
+      }
+      text += `  ${p.cls.padEnd(11)}${p.id.padEnd(22)}${what.padEnd(28)}${detail}  ${p.pkg}:${path.basename(p.path)}\n`;
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+  return text;
 }
 
 function mergeInto(to: Tally, from: Tally): void {
@@ -303,11 +339,16 @@ function mergeInto(to: Tally, from: Tally): void {
   if (GRADES.indexOf(from.worst) > GRADES.indexOf(to.worst)) to.worst = from.worst;
 }
 
+/** node bench/accuracy/stego-tables.ts [options above] (the tools: bash deploy/setup.sh --bench) */
 export async function run(args: string[]): Promise<void> {
   const arg = (k: string) => args.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
   const half = (arg('half') ?? 'held-out') as Half;
   if (half !== 'held-out' && half !== 'calibration') throw new Error('--half is calibration or held-out');
   const num = (k: string) => (arg(k) === undefined ? undefined : Number(arg(k)));
-  const { text } = await stegoTables(productJudge, { half, maxSide: num('max-side'), jobs: num('jobs'), seed: num('seed'), limit: num('limit') });
+  const { text, goals } = await stegoTables({ half, maxSide: num('max-side'), jobs: num('jobs'), seed: num('seed'), limit: num('limit') });
   process.stdout.write(text);
+  process.stdout.write(`\ngoals (issue 23; they count on the held-out half${half === 'held-out' ? '' : ': THIS IS THE CALIBRATION HALF, for tuning only'}):\n`);
+  for (const g of goals) process.stdout.write(`  ${g.ok ? 'PASS' : 'FAIL'}  ${g.name}: ${g.figure}\n`);
 }
+
+if (import.meta.main) await run(process.argv.slice(2));
