@@ -10,6 +10,8 @@
 # chromium) that uses the web pages with JavaScript off, and the engines of the scale-out
 # tests: PostgreSQL and OpenStack Swift (an S3-compatible store), each started by the tests
 # as a throwaway server on loopback (the package's own cluster is never started).
+# With --bench (npm run bench) it also installs the third-party steganography tools the
+# accuracy benchmark hides with (stegosuite pulls a Java runtime, so `npm start` never gets it).
 # With --companion (bin/obscura-mcp.js, the local MCP companion, a client of the service) it
 # installs Node and the npm packages only: a client machine needs none of the Debian tools.
 # Prints nothing on a warm run; the second run takes well under a second.
@@ -19,7 +21,9 @@ NODE_VERSION="24.21.0"
 TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time util-linux)  # util-linux: prlimit, the media tools' memory limit
 TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl)
+BENCH_PACKAGES=(stegosuite outguess)  # bench/accuracy/stego-makers.ts (steghide is above: the hide bench and the makers)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
+[[ "${1:-}" == "--bench" ]] && DEBIAN_PACKAGES+=("${BENCH_PACKAGES[@]}")
 [[ "${1:-}" == "--companion" ]] && DEBIAN_PACKAGES=()
 
 say() { printf '[setup] %s\n' "$*" >&2; }

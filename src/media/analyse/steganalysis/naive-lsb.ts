@@ -72,3 +72,32 @@ export function embedLsbReplacement(img: PixelImage, bitsPerPixel: number, seed:
   }
   return { data: out, width, height, channels };
 }
+
+/**
+ * LSB *matching* (+-1 embedding), the other naive scheme: round(bitsPerPixel x width x height)
+ * random colour samples each carry a random message bit; where a sample's LSB differs from its
+ * bit, the sample moves by +1 or -1 at random (+1 at 0, -1 at 255), so about half of the
+ * chosen samples change. Unlike replacement it never pairs 2k with 2k+1, which is what the
+ * chi-square attack, RS, SPA and WS model: the accuracy benchmark measures how much of it they
+ * still see. Same selection and seed handling as embedLsbReplacement (random order only).
+ */
+export function embedLsbMatching(img: PixelImage, bitsPerPixel: number, seed: number): PixelImage {
+  const cc = colourChannels(img);
+  if (!(bitsPerPixel >= 0 && bitsPerPixel <= cc)) throw new RangeError(`bitsPerPixel must be within 0..${cc}`);
+  const { width, height, channels } = img;
+  const total = width * height * cc;
+  const out = new Uint8Array(img.data);
+  const rnd = seededRandom(seed);
+  const at = channels === cc ? (k: number) => k : (k: number) => Math.floor(k / cc) * channels + (k % cc);
+  let need = Math.min(total, Math.round(bitsPerPixel * width * height));
+  for (let k = 0; k < total && need > 0; k++) {
+    if (rnd() * (total - k) >= need) continue;
+    need--;
+    const i = at(k);
+    const bit = rnd() < 0.5 ? 0 : 1;
+    const up = rnd() < 0.5;
+    if ((out[i] & 1) === bit) continue;
+    out[i] = out[i] === 0 ? 1 : out[i] === 255 ? 254 : up ? out[i] + 1 : out[i] - 1;
+  }
+  return { data: out, width, height, channels };
+}
