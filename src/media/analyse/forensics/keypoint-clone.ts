@@ -37,8 +37,9 @@ const MIN_DISTANCE = 24;
 const LINK = 40;
 /** Transforms fitted, one after the other, per group of pairs. */
 const FITS_PER_GROUP = 4;
-/** A clone needs at least this many pairs agreeing on one transform (RANSAC inliers). */
-export const MIN_MATCHES = 20;
+/** A clone needs at least this many pairs agreeing on one transform (RANSAC inliers); on the
+ *  calibration photos, untouched ones gave weak candidates of up to 24, copies 31 or more. */
+export const MIN_MATCHES = 28;
 /** RANSAC: a pair agrees when the transform maps one end within this of the other (px). */
 const REPROJECTION = 3;
 /** A plausible copy: scale within this range, the two singular values of the linear part
