@@ -40,6 +40,9 @@ const FITS_PER_GROUP = 4;
 /** A clone needs at least this many pairs agreeing on one transform (RANSAC inliers); on the
  *  calibration photos, untouched ones gave weak candidates of up to 24, copies 31 or more. */
 export const MIN_MATCHES = 28;
+/** Weaker candidates (from this many pairs) are not reported, but they count in the background
+ *  a copy must stand out from (below). */
+const MIN_CANDIDATE = 10;
 /** RANSAC: a pair agrees when the transform maps one end within this of the other (px). */
 const REPROJECTION = 3;
 /** A plausible copy: scale within this range, the two singular values of the linear part
@@ -105,7 +108,7 @@ export async function keypointClones(grey: GreyImage, signal?: AbortSignal): Pro
     // a group may hold a copy and other matches chained to it: transforms are fitted one after
     // the other, each on the pairs the ones before did not explain
     let rest = g;
-    for (let attempt = 0; attempt < FITS_PER_GROUP && rest.length >= MIN_MATCHES; attempt++) {
+    for (let attempt = 0; attempt < FITS_PER_GROUP && rest.length >= MIN_CANDIDATE; attempt++) {
       const fit = fitAffine(cv, rest);
       if (!fit) break;
       const used = new Set(fit.inliers);
@@ -120,7 +123,7 @@ export async function keypointClones(grey: GreyImage, signal?: AbortSignal): Pro
   found.sort((p, q) => q.clone.matches - p.clone.matches);
   const background = found.length >= BACKGROUND_RANK ? found[BACKGROUND_RANK - 1].clone.matches : 0;
   for (const { clone, hits } of found) {
-    if (clone.matches < STAND_OUT * background) continue;
+    if (clone.matches < MIN_MATCHES || clone.matches < STAND_OUT * background) continue;
     clones.push({ ...clone, ...mark(map, grey, clone.matrix, hits) });
   }
   const stats = { keypoints: pts, pairs: pairs.length, clones };
@@ -232,7 +235,7 @@ function fitAffine(cv: OpenCv, pairs: Pair[]): { matrix: number[]; inliers: Pair
     if (m.rows !== 2 || m.cols !== 3) return null;
     const matrix = Array.from(m.data64F);
     const inliers = pairs.filter((_, i) => mask.data[i]);
-    return inliers.length >= MIN_MATCHES ? { matrix, inliers } : null;
+    return inliers.length >= MIN_CANDIDATE ? { matrix, inliers } : null;
   } finally {
     for (const o of [from, to, mask, m]) o?.delete();
   }
