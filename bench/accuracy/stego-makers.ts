@@ -104,6 +104,11 @@ export async function cleanCoverFile(cover: Cover, kind: 'png' | 'jpeg', cacheDi
   return file;
 }
 
+/** Whether makeStego will answer from the cache. */
+export function stegoCached(cover: Cover, tool: Tool, rate: number, seed = 1, cacheDir = CACHE): boolean {
+  return existsSync(`${path.join(coverDir(cover, cacheDir), `${tool}-${rate}-s${seed}`)}.json`);
+}
+
 /** Makes (or finds in the cache) the stego version of `cover` by `tool` at `rate` bpp. */
 export async function makeStego(cover: Cover, tool: Tool, rate: number, seed = 1, cacheDir = CACHE): Promise<Made> {
   const dir = coverDir(cover, cacheDir);

@@ -23,7 +23,7 @@ import { analyseLsb } from '../../src/media/analyse/steganalysis/index.ts';
 import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
 import { probe } from '../../src/media/probe.ts';
 import { loadCorpus, type CorpusPicture, type Half } from './corpus.ts';
-import { cleanCoverFile, coverFromFile, makeStego, RATES, TOOLS, type Made, type Tool } from './stego-makers.ts';
+import { cleanCoverFile, coverFromFile, makeStego, RATES, stegoCached, TOOLS, type Made, type Tool } from './stego-makers.ts';
 
 export type Depth = 'standard' | 'deep';
 const DEPTHS: readonly Depth[] = ['standard', 'deep'];
@@ -204,6 +204,7 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
       for (const rate of RATES) {
         const row = rows.get(`${tool}|${rate}`)!;
         const t = performance.now();
+        const fresh = !stegoCached(cover, tool as Tool, rate, seed);
         let m: Made;
         try {
           m = await makeStego(cover, tool as Tool, rate, seed);
@@ -213,7 +214,7 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
           continue;
         }
         const ms = performance.now() - t;
-        if (ms > 50) { made++; madeMs += ms; toolMs.set(tool, (toolMs.get(tool) ?? 0) + ms); }
+        if (fresh) { made++; madeMs += ms; toolMs.set(tool, (toolMs.get(tool) ?? 0) + ms); }
         // (older cache entries may hold outguess's wrapped-around sizes of flat covers)
         if (m.capacityBits !== undefined && m.capacityBits <= 24 * cover.img.width * cover.img.height) row.capacity.push(m.capacityBits / (cover.img.width * cover.img.height));
         if (m.status === 'over-capacity') { row.overCapacity++; continue; }
