@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ run(args: string[]): Promise<void>
   stego: () => import('./stego.ts'),
   analyse: () => import('./analyse.ts'),
   memory: () => import('./memory.ts'),
+  accuracy: () => import('./accuracy/index.ts'),
 };
 
 const [name, ...args] = process.argv.slice(2);

@@ -63,9 +63,17 @@ export function videoConvertNeed(framePixels: number, redact: boolean, what: str
   return { bytes: Math.ceil(bytes), what, pixels: framePixels, hint: CONVERT_HINT };
 }
 
+/**
+ * Keypoint copy-move at deep depth (analyse/forensics/keypoint-clone.ts): OpenCV's WebAssembly
+ * memory (a fixed 128 MiB, kept by the worker once loaded) and the matching of up to 25,000
+ * keypoints of a 1024 px copy, whatever the picture's size (RSS +75 MiB at load, up to +140 MiB
+ * more while matching, measured on a 1024 x 768 copy).
+ */
+const DEEP_COPY_MOVE = 256 * MiB;
+
 /** decodeTool: the pixels come from a tool (every video; HEIC, JPEG XL, BMP through their decoders). */
-export function analyseNeed(kind: 'image' | 'video', pixels: number, decodeTool: boolean): MemoryNeed {
-  const bytes = JOB_BASE + pixels * PER_PIXEL.analyse + (decodeTool ? TOOL_BASE + pixels * PER_PIXEL.imageTool : 0);
+export function analyseNeed(kind: 'image' | 'video', pixels: number, decodeTool: boolean, deep = false): MemoryNeed {
+  const bytes = JOB_BASE + (deep ? DEEP_COPY_MOVE : 0) + pixels * PER_PIXEL.analyse + (decodeTool ? TOOL_BASE + pixels * PER_PIXEL.imageTool : 0);
   return { bytes: Math.ceil(bytes), what: `Analysing this ${kind}`, pixels, hint: `A smaller ${kind === 'video' ? 'frame size' : 'picture'} needs less.` };
 }
 

@@ -52,7 +52,7 @@ const AnalysedFile = z.object({
     ai_generation: verdict('Declared or likely AI generation'),
     c2pa: verdict('C2PA manifest, signature and trust'),
     camera_fingerprint: verdict('JPEG quantisation tables: quality and encoder family'),
-    forensic: verdict('Error level, noise residual and (deep) copy-move'),
+    forensic: verdict("Error level, noise residual and (deep) copy-move: {score, verdict, ela, noise, clone}; clone (deep; null at standard depth) is {method: 'keypoints' or null when no copy was found, regions [{x, y, width, height}] (the two areas, in the picture's pixels), shift {dx, dy}, rotation_deg (clockwise) and scale of the copy, matches (keypoint pairs that agree), blocks (always 0: block matching was replaced), other_shifts (further copies)}"),
     privacy: verdict('Metadata that exposes the owner, place or device'),
     hidden_content: verdict('LSB steganalysis and appended or embedded data'),
     video_tamper: verdict('Videos: {applicable, suspected, breaks: [{time_s, kind, at_keyframe, strength}]} from frame timing, frame size or format changes and scene jumps; {applicable: false, reason} for images'),

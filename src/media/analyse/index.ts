@@ -49,7 +49,7 @@ export interface FileAnalysis {
 export async function analyseFile(file: string, limits: MediaLimits, options: AnalyseOptions): Promise<FileAnalysis> {
   const p = await probe(file, limits, options);
   // the memory it needs, from the probe: refused over the per-job limit, else waits for room
-  const need = analyseNeed(p.kind === 'video' ? 'video' : 'image', p.width * p.height, p.kind === 'video' || !SHARP_DECODES.has(p.format));
+  const need = analyseNeed(p.kind === 'video' ? 'video' : 'image', p.width * p.height, p.kind === 'video' || !SHARP_DECODES.has(p.format), options.depth === 'deep');
   refuseOverMemory(need, limits);
   await options.admit?.(need.bytes);
   options = { ...options, limits: options.limits ?? limits }; // detectors that make readings of their own (video frames) need them

@@ -98,7 +98,7 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
         if (v.suspected) add('high', `LSB steganography suspected: about ${lsb.payload_bpp} bits per pixel appear to be replaced (threshold ${lsb.threshold_bpp}).`, 'A message may be hidden in the lowest bit of the pixels; only its sender\'s tool and key can read it.');
         else if (v.evidence === 'weak') add('low', `Weak signs of LSB replacement (estimate ${lsb.payload_bpp} bits per pixel, threshold ${lsb.threshold_bpp}), not confirmed by a second method: ${v.notes.join('; ')}. Clean pictures with fine noise (AI-generated ones, for instance) often read this way.`, 'Not a finding of hidden content: compare with the original picture if you have it.')
         else if (v.suspected === null) add('info', `LSB steganalysis gave no answer: ${v.notes.join('; ')}.`);
-        else add('info', `No sign of LSB replacement (estimate ${lsb.payload_bpp} bpp, threshold ${lsb.threshold_bpp}).`);
+        else add('info', `No sign of LSB replacement (estimate ${lsb.payload_bpp} bpp, threshold ${lsb.threshold_bpp})${v.notes.length ? `: ${v.notes.join('; ')}` : ''}.`);
       } catch (err) {
         add('info', `LSB steganalysis could not run on this picture (${(err as Error).message}).`);
       }

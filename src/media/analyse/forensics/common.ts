@@ -1,4 +1,4 @@
-// Shapes and helpers shared by the manipulation forensics (ela.ts, noise.ts, copy-move.ts).
+// Shapes and helpers shared by the manipulation forensics (ela.ts, noise.ts, keypoint-clone.ts).
 //
 // Every method works on the *analysed copy* of the picture (full resolution, or a copy
 // downscaled for speed) and answers in that copy's pixels; the detector

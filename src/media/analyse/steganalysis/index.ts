@@ -8,23 +8,31 @@
 //
 // Combination: RS and SPA both estimate the per-sample rate from the structure of neighbouring
 // values; their mean is the payload estimate. WS estimates it from each sample's prediction
-// error, a different cover assumption. Evidence is
-// - strong (suspected: true) when the RS/SPA mean exceeds the threshold and WS confirms it
+// error, a different cover assumption. The histogram pairs (pairs.ts) read counts alone: they
+// bound any LSB-replacement rate from above, and in flat or palette-like pictures they read the
+// payload's own floor. Evidence is
+// - strong (suspected: true) when the histogram pairs read a floor above 0.025 per sample; or
+//   when the RS/SPA mean, capped by the pairs' bound, exceeds the threshold and WS confirms it:
 //   above its own threshold, which depends on the picture's LSB plane (content.ts: from 0.015
-//   per sample on plainly structured pictures to 0.055 on noise-like ones); or when the
-//   chi-square attack finds a sequentially embedded run (not on noise-like pictures); or when
-//   RS and SPA agree within 15 % of each other and WS leans the same way (> 2/3 of the base
-//   threshold), since WS reads 0.01-0.05 low on noisy covers while clean AI noise splits RS
-//   from SPA; WS reading far below zero (< -0.1) on structured content counts as no answer;
+//   per sample on plainly structured pictures to 0.055 on noise-like ones), or above 2/3 of the
+//   base threshold when RS and SPA agree within 15 % of each other (WS reads 0.01-0.05 low on
+//   noisy covers) - and in both cases at half the RS/SPA estimate at least, since a real payload
+//   moves every estimator to about its rate; or when the chi-square attack finds a sequentially
+//   embedded run (not on noise-like pictures, and not past the pairs' bound). WS reading far
+//   below zero (< -0.1) on structured content is broken by it: RS and SPA then decide alone, and
+//   only when they agree with each other (SPA runs at standard depth too, to settle it);
 // - weak (suspected: false, evidence 'weak') when RS/SPA (or the chi-square attack) are over
-//   but WS does not confirm: the report mentions it as a low finding, no grade points;
-// - none otherwise (suspected: false), and null when RS and SPA cannot answer.
+//   but WS does not confirm, while reading at least a third of their estimate: the report
+//   mentions it as a low finding, no grade points. WS reading less than that contradicts them,
+//   and the evidence is none;
+// - none otherwise (suspected: false), and null when neither RS and SPA nor the histogram pairs
+//   can answer.
 // Why: RS and SPA read 0.03-0.15 per sample on clean AI-generated pictures and their resizes,
 // whose fine high-amplitude noise leaves neighbouring LSBs agreeing only about half of the
-// time (0.50-0.52, against 0.52-0.95 in camera photos, renders and screenshots). WS is not
-// pulled up there by more than 0.052 per sample, but it is fooled by flat synthetic content
-// (up to 0.7 on screenshots), where RS and SPA are reliable: so WS's bar is high only where
-// the LSB plane is noise-like. Each family is fooled by some clean content, never the same.
+// time (0.50-0.52, against 0.52-0.95 in camera photos, renders and screenshots), and 0.05-0.3
+// on telescope photos with stretched histograms. WS is not pulled up there by more than 0.052
+// per sample, but it is fooled by flat synthetic content (up to 0.7 on screenshots), where the
+// histogram pairs are reliable. Each family is fooled by some clean content, never the same.
 //
 // Thresholds: 0.03 per sample (0.09 bpp in RGB) on the RS/SPA mean for images of at least
 // 40 000 pixels, growing as 1/sqrt(pixels) below (common.ts, sampleThreshold); WS's bar scales
@@ -39,6 +47,7 @@ import { checkImage, colourChannels, fmt, sampleThreshold } from './common.ts';
 import { rs } from './rs.ts';
 import { samplePairs } from './spa.ts';
 import { weightedStego } from './ws.ts';
+import { FLOOR_THRESHOLD, histogramPairsAnalyser } from './pairs.ts';
 import { lsbAgreement, NOISE_LIKE_AGREEMENT, STRUCTURED_AGREEMENT, wsFactor } from './content.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
 
@@ -48,20 +57,26 @@ const RS_SPA_GAP = 0.15;
 const WS_BROKEN = -0.1;
 /** WS's lower bar, as a share of the base threshold, when RS and SPA agree (0.02 per sample). */
 const WS_LEANS = 2 / 3;
+/** WS confirms only from this share of the RS/SPA estimate: a payload moves both to its rate. */
+const WS_SHARE_CONFIRMS = 0.5;
+/** WS below this share of the RS/SPA estimate contradicts them: not even weak evidence. */
+const WS_SHARE_WEAK = 1 / 3;
 
 export type { PixelImage, Steganalyser, StegoEstimate, StegoMethod } from './types.ts';
 export { chiSquare, createChiSquare } from './chi-square.ts';
 export { rs, createRs } from './rs.ts';
 export { samplePairs, createSpa } from './spa.ts';
 export { weightedStego, createWs } from './ws.ts';
+export { histogramPairs, histogramPairsAnalyser, createHistogramPairs } from './pairs.ts';
 export { sampleThreshold } from './common.ts';
 
 export interface StegoVerdict {
   /** true: LSB replacement suspected on strong evidence; false: not found, or only weak
    *  evidence (see `evidence`); null: no answer */
   suspected: boolean | null;
-  /** 'strong': the estimator families agree (or a sequential run was found); 'weak': only one
-   *  family is over the threshold (a low finding, not a verdict); 'none'; null: no answer */
+  /** 'strong': the estimator families agree (or a sequential run was found, or the histogram
+   *  pairs read a payload); 'weak': only one family is over the threshold (a low finding, not a
+   *  verdict); 'none'; null: no answer */
   evidence: 'strong' | 'weak' | 'none' | null;
   /** share of agreeing neighbouring LSBs (content.ts); below 0.52 the picture is noise-like and
    *  the threshold is raised */
@@ -76,7 +91,7 @@ export interface StegoVerdict {
   notes: string[];
 }
 
-export const analysers: readonly Steganalyser[] = [chiSquare, rs, samplePairs, weightedStego];
+export const analysers: readonly Steganalyser[] = [chiSquare, rs, samplePairs, weightedStego, histogramPairsAnalyser];
 
 /** `samplePairs: false` leaves out SPA, the costliest method (the analyse product's standard depth). */
 export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}): StegoVerdict {
@@ -85,48 +100,63 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   const estimates = analysers.filter((a) => opts.samplePairs !== false || a !== samplePairs).map((a) => a.analyse(img));
   const chi = estimates[0];
   const ws = estimates.find((e) => e.method === 'weighted_stego') as StegoEstimate;
+  const pairs = estimates.find((e) => e.method === 'histogram_pairs') as StegoEstimate;
+  const bound = pairs.score ?? Infinity;
   const notes: string[] = [];
   const agreement = lsbAgreement(img);
   const noiseLike = agreement < NOISE_LIKE_AGREEMENT;
   const threshold = sampleThreshold(img.width * img.height);
   const wsThreshold = threshold * wsFactor(agreement);
   const wsLeans = threshold * WS_LEANS;
+  const wsBroken = ws.score !== null && ws.score < WS_BROKEN && agreement >= STRUCTURED_AGREEMENT;
   // Standard depth leaves SPA out, but when RS is over and WS sits between its lower bar and its
-  // content-dependent one, only the RS/SPA agreement test below can decide: SPA runs then.
+  // content-dependent one, or WS is broken by the content, only the RS/SPA agreement test below
+  // can decide: SPA runs then.
   const rsEst = estimates.find((e) => e.method === 'rs');
-  if (opts.samplePairs === false && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ws.score > wsLeans && ws.score <= wsThreshold) {
+  if (opts.samplePairs === false && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ((ws.score > wsLeans && ws.score <= wsThreshold) || wsBroken)) {
     estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
     notes.push('Sample Pairs run to settle RS against WS');
   }
+  if (pairs.detected) {
+    notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})`);
+    return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
+  }
+  const chiCounts = chi.detected === true && bound >= threshold;
   const structural = estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
   if (structural.length === 0) {
-    if (chi.detected) {
+    if (chiCounts) {
       notes.push('RS and SPA gave no answer; the chi-square attack found a sequential message');
       return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: (chi.rate as number) * cc, thresholdBpp: null, estimates, notes };
+    }
+    if (pairs.rate !== null) {
+      notes.push(`RS and SPA gave no answer (image too flat), but the histogram pairs did: ${pairs.notes?.[1] ?? ''}, below ${fmt(FLOOR_THRESHOLD)}`);
+      return { suspected: false, evidence: 'none', lsbAgreement: agreement, rate: (pairs.rate as number) * cc, thresholdBpp: FLOOR_THRESHOLD * cc, estimates, notes };
     }
     notes.push('RS and SPA gave no answer (image too small or too flat): no verdict');
     return { suspected: null, evidence: null, lsbAgreement: agreement, rate: null, thresholdBpp: null, estimates, notes };
   }
-  const mean = structural.reduce((a, b) => a + b, 0) / structural.length;
+  const raw = structural.reduce((a, b) => a + b, 0) / structural.length;
+  // no payload can be larger than the histogram pairs allow
+  const mean = Math.min(raw, bound);
   const rate = Math.min(cc, Math.max(0, mean) * cc);
   const over = mean > threshold;
-  // WS far below zero on structured content (text, UI) is not modelling the cover at all
-  // (clean screenshots read down to -0.46): it then gives no answer and RS/SPA decide alone.
-  const wsBroken = ws.score !== null && ws.score < WS_BROKEN && agreement >= STRUCTURED_AGREEMENT;
   // RS and SPA agreeing closely (relative gap < RS_SPA_GAP): real embedding moves both the same
   // way, while the fine noise of clean AI pictures pulls SPA well above RS (gap 0.2-0.8). WS is
   // biased low on noisy covers (by 0.01-0.05 per sample), so there it only has to lean the same
   // way (above 2/3 of the base threshold, 0.02 per sample at full size).
-  const rsSpaAgree = structural.length === 2 && mean > 0 && Math.abs(structural[0] - structural[1]) / mean < RS_SPA_GAP;
-  const wsConfirms = ws.score !== null && (ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans));
+  const rsSpaAgree = structural.length === 2 && raw > 0 && Math.abs(structural[0] - structural[1]) / raw < RS_SPA_GAP;
+  const wsConfirms = ws.score !== null && (ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans)) && ws.score >= WS_SHARE_CONFIRMS * mean;
+  const wsContradicts = ws.score !== null && ws.score < WS_SHARE_WEAK * mean;
+  if (raw > threshold && bound <= threshold) notes.push(`mean RS/SPA estimate ${fmt(raw)} per sample, but the histogram pairs allow at most ${fmt(bound)}: some pairs of values are one-sided, which a payload that large would have filled`);
   if (over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above the threshold ${fmt(threshold)}`);
   if (noiseLike) notes.push(`the picture's LSB plane is already noise-like (neighbouring LSBs agree ${fmt(agreement, 3)}), where RS and SPA read high on clean pictures`);
-  if (over) notes.push(`WS ${ws.score === null ? 'gave no answer' : `estimate ${fmt(ws.score)}`}, confirming above ${fmt(wsThreshold)} at this LSB agreement (${fmt(agreement, 3)})`);
-  if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp`);
+  if (over) notes.push(`WS ${ws.score === null ? 'gave no answer' : `estimate ${fmt(ws.score)}`}, confirming above ${fmt(wsThreshold)} at this LSB agreement (${fmt(agreement, 3)}) and half the RS/SPA estimate`);
+  if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp${chiCounts ? '' : ', more than the histogram pairs allow'}`);
   if (structural.length === 1) notes.push(opts.samplePairs === false && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
-  const strong = (over && (wsConfirms || ws.score === null || wsBroken)) || (chi.detected === true && !noiseLike);
-  const weak = !strong && (over || chi.detected === true);
+  const strong = (over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || (chiCounts && !noiseLike);
+  const weak = !strong && ((over && !wsContradicts) || chiCounts);
   if (weak) notes.push('not confirmed by WS: weak evidence');
+  else if (over && !strong) notes.push(wsBroken ? 'WS broken by the content and RS and SPA disagree: no evidence' : 'WS reads less than a third of the RS/SPA estimate, contradicting it: no evidence');
   return { suspected: strong, evidence: strong ? 'strong' : weak ? 'weak' : 'none', lsbAgreement: agreement, rate, thresholdBpp: threshold * cc, estimates, notes };
 }

@@ -1,4 +1,4 @@
-// Shared shapes of the LSB-replacement steganalysers (chi-square, RS, SPA).
+// Shared shapes of the LSB-replacement steganalysers (chi-square, RS, SPA, WS, histogram pairs).
 //
 // Units used throughout this folder:
 // - a *sample* is one 8-bit value of one colour channel of one pixel (alpha is never a colour
@@ -19,7 +19,7 @@ export interface PixelImage {
   channels: 1 | 2 | 3 | 4;
 }
 
-export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs' | 'weighted_stego';
+export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs' | 'weighted_stego' | 'histogram_pairs';
 
 export interface StegoEstimate {
   method: StegoMethod;
