@@ -8,7 +8,8 @@
 //   between pixels (graph matching) to keep the histogram; measured changes are +-1..+-4;
 // - 'stegosuite': Debian's stegosuite 0.9 (Java) on a PNG cover for even-numbered covers and a
 //   BMP cover for odd ones (BMP output back to PNG); measured to be LSB replacement at
-//   key-chosen positions in all three channels;
+//   key-chosen positions in all three channels, skipping flat areas (a flat picture's capacity
+//   is a few bytes: over capacity);
 // - 'outguess': Debian's outguess 0.4 on a JPEG cover (quality 90, written by sharp; outguess
 //   decodes and writes it at the same quality, -p 90). Its capacity is small: a rate it cannot
 //   carry is recorded as over capacity, with what it could carry.
@@ -103,6 +104,11 @@ export async function cleanCoverFile(cover: Cover, kind: 'png' | 'jpeg', cacheDi
   return file;
 }
 
+/** Whether makeStego will answer from the cache. */
+export function stegoCached(cover: Cover, tool: Tool, rate: number, seed = 1, cacheDir = CACHE): boolean {
+  return existsSync(`${path.join(coverDir(cover, cacheDir), `${tool}-${rate}-s${seed}`)}.json`);
+}
+
 /** Makes (or finds in the cache) the stego version of `cover` by `tool` at `rate` bpp. */
 export async function makeStego(cover: Cover, tool: Tool, rate: number, seed = 1, cacheDir = CACHE): Promise<Made> {
   const dir = coverDir(cover, cacheDir);
@@ -149,7 +155,7 @@ async function runMaker(tool: 'steghide' | 'stegosuite' | 'outguess', cover: Cov
     const c = path.join(scratch, 'c.bmp'), s = path.join(scratch, 's.bmp');
     await writeFile(c, bmp24(cover.img));
     const r = await run('steghide', ['embed', '-cf', c, '-ef', secret, '-p', STEGO_KEY, '-sf', s, '-q', '-f', '-Z']);
-    if (r.code !== 0) return { ...base, cover: 'bmp', status: /too short|capacity/i.test(r.err) ? 'over-capacity' : 'failed', note: lastLine(r.err) };
+    if (r.code !== 0) return { ...base, cover: 'bmp', status: /too short|capacity/i.test(r.err) ? 'over-capacity' : 'failed', note: reasonOf(r.err) };
     await atomicWrite(out, await png(readBmp24(await readFile(s))));
     return { ...base, cover: 'bmp', status: 'ok', file: out, bits: (payload.length + HEADER_BYTES.steghide) * 8 };
   }
@@ -159,7 +165,8 @@ async function runMaker(tool: 'steghide' | 'stegosuite' | 'outguess', cover: Cov
     await writeFile(c, kind === 'png' ? await png(cover.img) : bmp24(cover.img));
     const r = await run('stegosuite', ['embed', '-d', '-k', STEGO_KEY, '-f', secret, '-o', s, c]);
     const packed = /Packed payload to (\d+) bytes/.exec(r.out + r.err);
-    if (r.code !== 0 || !existsSync(s)) return { ...base, cover: kind, status: /capacity|too (large|big)/i.test(r.out + r.err) ? 'over-capacity' : 'failed', note: lastLine(r.err || r.out) };
+    // stegosuite skips flat areas: a flat picture holds a few bytes only ("Payload is too large")
+    if (r.code !== 0 || !existsSync(s)) return { ...base, cover: kind, status: /payload is too large/i.test(r.out + r.err) ? 'over-capacity' : 'failed', note: reasonOf(r.out + r.err) };
     await atomicWrite(out, kind === 'png' ? await png(await rgbOf(s)) : await png(readBmp24(await readFile(s))));
     return { ...base, cover: kind, status: 'ok', file: out, ...(packed ? { bits: Number(packed[1]) * 8 } : {}) };
   }
@@ -169,12 +176,13 @@ async function runMaker(tool: 'steghide' | 'stegosuite' | 'outguess', cover: Cov
   const text = r.out + r.err;
   const capacity = /Correctable message size: (\d+) bits/.exec(text);
   const embedded = /Bits embedded: (\d+)/.exec(text);
-  const capacityBits = capacity ? Number(capacity[1]) : undefined;
+  // on some flat covers it prints a wrapped-around (negative) size: no capacity then
+  const usableBits = Number(/Extracting usable bits:\s+(\d+)/.exec(text)?.[1] ?? NaN);
+  const capacityBits = capacity && Number(capacity[1]) <= usableBits ? Number(capacity[1]) : undefined;
   // on very flat covers (a few thousand usable bits) outguess dies of a division by zero
   // (SIGFPE) before it says the message is too large: that is a refusal too
-  const usable = Number(/Extracting usable bits:\s+(\d+)/.exec(text)?.[1] ?? NaN);
-  const tooFew = r.signal !== null && usable < 2 * 8 * payload.length;
-  if (r.code !== 0 || !existsSync(s)) return { ...base, cover: 'jpeg', status: /larger than correctable|not enough bits/.test(text) || tooFew ? 'over-capacity' : 'failed', capacityBits, note: tooFew ? `outguess died (${r.signal}) with ${usable} usable bits` : lastLine(r.err) };
+  const tooFew = r.signal !== null && usableBits < 2 * 8 * payload.length;
+  if (r.code !== 0 || !existsSync(s)) return { ...base, cover: 'jpeg', status: /larger than correctable|not enough bits/.test(text) || tooFew ? 'over-capacity' : 'failed', capacityBits, note: tooFew ? `outguess died (${r.signal}) with ${usableBits} usable bits` : reasonOf(text) };
   await atomicWrite(out, await readFile(s));
   return { ...base, cover: 'jpeg', status: 'ok', file: out, capacityBits, ...(embedded ? { bits: Number(embedded[1]) } : {}) };
 }
@@ -243,8 +251,12 @@ export function readBmp24(buf: Buffer): PixelImage {
   return { data, width: w, height: h, channels: 3 };
 }
 
-/** The tool's last words (its error), without our scratch paths. */
-const lastLine = (s: string) => s.trim().split('\n').filter((l) => l.trim()).pop()?.replaceAll(os.tmpdir(), '<tmp>').slice(0, 200);
+/** The tool's reason (its line about the payload's size, else its last words), without colour
+ *  codes or our scratch paths. */
+function reasonOf(s: string): string | undefined {
+  const lines = s.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((l) => l.trim()).filter(Boolean);
+  return (lines.find((l) => /too large|larger than|not enough/i.test(l)) ?? lines.pop())?.replaceAll(os.tmpdir(), '<tmp>').slice(0, 200);
+}
 
 /** Runs a tool; 15 minutes at most (steghide on a large cover at 0.4 bpp is the slowest). */
 function run(cmd: string, args: string[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; out: string; err: string }> {
