@@ -251,12 +251,12 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
   for (const d of DEPTHS) text += `${(d === 'standard' ? 'all' : '').padEnd(11)}${(d === 'standard' ? String(all[d].n) : '').padStart(5)}  ${d.padEnd(9)}${pct(all[d].fp, all[d].n).padStart(9)}${pct(all[d].weak, all[d].n).padStart(9)}${pct(all[d].none, all[d].n).padStart(11)}${all[d].worst.padStart(8)}${pct(all[d].hidden, all[d].n).padStart(9)}\n`;
 
   text += '\nWhich estimator fires on clean pictures (deep depth; share of the class\'s pictures with an LSB answer whose method says detected; per-sample rate estimates, median / 95th percentile):\n';
-  text += `${'class'.padEnd(11)}${'answered'.padStart(9)}${'chi2'.padStart(8)}${'RS'.padStart(8)}${'SPA'.padStart(8)}${'WS'.padStart(8)}${'RS med/p95'.padStart(16)}${'SPA med/p95'.padStart(16)}${'WS med/p95'.padStart(16)}\n`;
+  text += `${'class'.padEnd(11)}${'answered'.padStart(9)}${'chi2'.padStart(8)}${'RS'.padStart(8)}${'SPA'.padStart(8)}${'WS'.padStart(8)}${'pairs'.padStart(8)}${'RS med/p95'.padStart(16)}${'SPA med/p95'.padStart(16)}${'WS med/p95'.padStart(16)}\n`;
   for (const c of classes) {
     const t = clean.get(c)!.deep;
     const answered = t.n - t.none;
     const mq = (m: string) => { const xs = t.rates.get(m) ?? []; return xs.length ? `${q(xs, 0.5).toFixed(3)}/${q(xs, 0.95).toFixed(3)}` : 'n/a'; };
-    text += `${c.padEnd(11)}${String(answered).padStart(9)}${['chi_square', 'rs', 'sample_pairs', 'weighted_stego'].map((m) => pct(t.fired.get(m) ?? 0, answered).padStart(8)).join('')}${mq('rs').padStart(16)}${mq('sample_pairs').padStart(16)}${mq('weighted_stego').padStart(16)}\n`;
+    text += `${c.padEnd(11)}${String(answered).padStart(9)}${['chi_square', 'rs', 'sample_pairs', 'weighted_stego', 'histogram_pairs'].map((m) => pct(t.fired.get(m) ?? 0, answered).padStart(8)).join('')}${mq('rs').padStart(16)}${mq('sample_pairs').padStart(16)}${mq('weighted_stego').padStart(16)}\n`;
   }
 
   if (half === 'calibration' && flagged.size) text += await flaggedList(flagged);
@@ -330,7 +330,7 @@ async function flaggedList(flagged: Map<CorpusPicture, string>): Promise<string>
         const v = analyseLsb(px, { samplePairs: true });
         const est = (m: string) => v.estimates.find((e) => e.method === m)?.score;
         const f = (x: number | null | undefined, k = 3) => (x === null || x === undefined ? 'n/a' : x.toFixed(k));
-        detail = `${px.width}x${px.height}x${px.channels} agree ${f(v.lsbAgreement)} thr/sample ${f(v.thresholdBpp === null ? null : v.thresholdBpp / (px.channels >= 3 ? 3 : 1))} RS ${f(est('rs'))} SPA ${f(est('sample_pairs'))} WS ${f(est('weighted_stego'))} chi2 p ${f(est('chi_square'), 4)}`;
+        detail = `${px.width}x${px.height}x${px.channels} agree ${f(v.lsbAgreement)} thr/sample ${f(v.thresholdBpp === null ? null : v.thresholdBpp / (px.channels >= 3 ? 3 : 1))} RS ${f(est('rs'))} SPA ${f(est('sample_pairs'))} WS ${f(est('weighted_stego'))} chi2 p ${f(est('chi_square'), 4)} pairs bound ${f(est('histogram_pairs'))}`;
       } catch (e) {
         detail = (e as Error).message.split('\n')[0];
       }
