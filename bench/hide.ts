@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { SERVICE_NODE_FLAGS, exited, freePort, keyFor, startChild } from '../test/helpers/child.ts';
+import { bmp24 } from './accuracy/stego-makers.ts';
 import { closeClient, request } from './http-client.ts';
 
 const PHOTO = path.resolve(import.meta.dirname, '../test/fixtures/photo-mountain.jpg');
@@ -19,7 +20,7 @@ export async function run(): Promise<void> {
     const png = await pixels.clone().png({ compressionLevel: 6 }).toBuffer();
     const bmp = path.join(dir, 'cover.bmp');
     const raw = await pixels.clone().raw().toBuffer();
-    writeFileSync(bmp, toBmp(raw, 4000, 3000));
+    writeFileSync(bmp, bmp24({ data: raw, width: 4000, height: 3000, channels: 3 }));
     const secret = randomBytes(256 * 1024);
     writeFileSync(path.join(dir, 'secret.bin'), secret);
 
@@ -91,29 +92,4 @@ async function job(origin: string, key: string, type: 'hide' | 'reveal', files: 
   }
   const res = (await request(`${origin}/api/job/${uid}/results`, { headers: h })).json();
   return Promise.all(res.result_files.map(async (f: any) => (await request(`${origin}${f.download_path}`, { headers: h })).body));
-}
-
-/** 24-bit bottom-up BMP from RGB pixels. */
-function toBmp(rgb: Buffer, w: number, h: number): Buffer {
-  const row = Math.ceil((w * 3) / 4) * 4;
-  const buf = Buffer.alloc(54 + row * h);
-  buf.write('BM', 0);
-  buf.writeUInt32LE(buf.length, 2);
-  buf.writeUInt32LE(54, 10);
-  buf.writeUInt32LE(40, 14);
-  buf.writeInt32LE(w, 18);
-  buf.writeInt32LE(h, 22);
-  buf.writeUInt16LE(1, 26);
-  buf.writeUInt16LE(24, 28);
-  buf.writeUInt32LE(row * h, 34);
-  for (let y = 0; y < h; y++) {
-    const dst = 54 + (h - 1 - y) * row;
-    for (let x = 0; x < w; x++) {
-      const s = (y * w + x) * 3;
-      buf[dst + x * 3] = rgb[s + 2];
-      buf[dst + x * 3 + 1] = rgb[s + 1];
-      buf[dst + x * 3 + 2] = rgb[s];
-    }
-  }
-  return buf;
 }
