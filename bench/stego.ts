@@ -61,7 +61,7 @@ function tally(row: Row, v: StegoVerdict): void {
     if (e.method === 'chi_square') row.chi++;
     else if (e.method === 'rs') row.rs++;
     else if (e.method === 'sample_pairs') row.spa++;
-    else row.ws++;
+    else if (e.method === 'weighted_stego') row.ws++;
   }
   if (v.rate !== null) {
     row.estSum += v.rate;
