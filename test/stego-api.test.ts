@@ -5,54 +5,27 @@ import { test } from './helpers/test.ts';
 import { startService } from './helpers/service.ts';
 import { PHOTO, exif } from './helpers/media.ts';
 import { payload, sha256 } from './helpers/payload.ts';
+import { finishJob, revealFile } from './helpers/stego-jobs.ts';
+import { uploadFile } from './helpers/upload-files.ts';
 import { encodePng } from '../src/media/stego/png.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
 const NOTHING = 'No hidden content could be recovered with this passphrase.';
 
-async function upload(svc: Svc, key: string, uid: string, step: number, name: string, bytes: Buffer) {
-  const r = await fetch(`${svc.url.clearnet}/api/upload`, {
-    method: 'POST',
-    headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': encodeURIComponent(name) },
-    body: bytes,
-  });
-  if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
-}
-
-async function finish(svc: Svc, key: string, uid: string): Promise<any> {
-  for (;;) {
-    const r = await svc.api('GET', `/api/job/${uid}`, key);
-    if (['completed', 'partial', 'failed'].includes(r.body.status)) return r.body;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
 async function hide(svc: Svc, key: string, secrets: [string, Buffer][], cover: [string, Buffer], opts: Record<string, unknown> = {}) {
   const uid = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
-  for (const [n, b] of secrets) await upload(svc, key, uid, 1, n, b);
-  await upload(svc, key, uid, 2, cover[0], cover[1]);
+  for (const [n, b] of secrets) await uploadFile(svc, key, uid, 1, n, b);
+  await uploadFile(svc, key, uid, 2, cover[0], cover[1]);
   const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: 'correct horse battery staple', expiry: '1h', ...opts });
   if (start.status !== 201) return { start };
-  const done = await finish(svc, key, uid);
+  const done = await finishJob(svc, key, uid);
   const results = (await svc.api('GET', `/api/job/${uid}/results`, key)).body;
   const file = results.result_files?.[0];
   const bytes = file ? Buffer.from(await (await fetch(file.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()) : undefined;
   return { start, done, results, file, bytes };
 }
 
-async function reveal(svc: Svc, key: string, name: string, bytes: Buffer, password = 'correct horse battery staple') {
-  const uid = (await svc.api('POST', '/api/session', key, { type: 'reveal' })).body.upload_uid;
-  await upload(svc, key, uid, 1, name, bytes);
-  const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password });
-  if (start.status !== 201) throw new Error(JSON.stringify(start.body));
-  const done = await finish(svc, key, uid);
-  const results = await svc.api('GET', `/api/job/${uid}/results`, key);
-  const files: { name: string; bytes: Buffer }[] = [];
-  for (const f of results.body.result_files ?? []) {
-    files.push({ name: f.name, bytes: Buffer.from(await (await fetch(f.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()) });
-  }
-  return { done, files };
-}
+const reveal = (svc: Svc, key: string, name: string, bytes: Buffer, password = 'correct horse battery staple') => revealFile(svc, key, name, bytes, password);
 
 /** A PNG's samples as stored: sharp widens grey with alpha to RGBA, so that is narrowed back. */
 async function pixelsOf(png: Buffer, channels: 1 | 2 | 4): Promise<Buffer> {

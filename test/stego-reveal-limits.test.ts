@@ -10,6 +10,7 @@ import { PHOTO } from './helpers/media.ts';
 import { payload, sha256 } from './helpers/payload.ts';
 import { containerOf, deflatedZeros, stegoPng } from './helpers/reveal-container.ts';
 import { uploadFile } from './helpers/upload-files.ts';
+import { finishJob, revealFile } from './helpers/stego-jobs.ts';
 import { imageCapacity } from '../src/media/stego/image.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
@@ -17,26 +18,7 @@ const PASS = 'correct horse battery staple';
 const MiB = 1 << 20;
 const GiB = 1 << 30;
 
-async function finish(svc: Svc, key: string, uid: string): Promise<any> {
-  for (;;) {
-    const r = await svc.api('GET', `/api/job/${uid}?wait=30`, key);
-    if (['completed', 'partial', 'failed'].includes(r.body.status)) return r.body;
-  }
-}
-
-async function reveal(svc: Svc, key: string, bytes: Buffer) {
-  const uid = (await svc.api('POST', '/api/session', key, { type: 'reveal' })).body.upload_uid;
-  await uploadFile(svc, key, uid, 1, 'stego.png', bytes);
-  const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: PASS });
-  if (start.status !== 201) throw new Error(JSON.stringify(start.body));
-  const done = await finish(svc, key, uid);
-  const results = await svc.api('GET', `/api/job/${uid}/results`, key);
-  const files: { name: string; bytes: Buffer }[] = [];
-  for (const f of results.body.result_files ?? []) {
-    files.push({ name: f.name, bytes: Buffer.from(await (await fetch(f.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()) });
-  }
-  return { done, files };
-}
+const reveal = (svc: Svc, key: string, bytes: Buffer) => revealFile(svc, key, 'stego.png', bytes, PASS);
 
 async function hide(svc: Svc, key: string, secret: Buffer, cover: Buffer) {
   const uid = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid;
@@ -44,7 +26,7 @@ async function hide(svc: Svc, key: string, secret: Buffer, cover: Buffer) {
   await uploadFile(svc, key, uid, 2, 'cover.png', cover);
   const start = await svc.api('POST', '/api/job', key, { upload_uid: uid, password: PASS });
   if (start.status !== 201) return { start };
-  const done = await finish(svc, key, uid);
+  const done = await finishJob(svc, key, uid);
   const results = (await svc.api('GET', `/api/job/${uid}/results`, key)).body;
   const bytes = Buffer.from(await (await fetch(results.result_files[0].download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer());
   return { start, done, bytes };

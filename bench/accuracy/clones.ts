@@ -25,6 +25,7 @@ import { analyseInput } from '../../src/media/analyse/input.ts';
 import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
 import { probe } from '../../src/media/probe.ts';
 import { loadCorpus, type CorpusPicture, type Half } from './corpus.ts';
+import type { Goal, Tables } from './index.ts';
 
 sharp.cache(false);
 
@@ -35,18 +36,12 @@ interface Box {
   height: number;
 }
 
-interface Goal {
-  name: string;
-  ok: boolean;
-  figure: string;
-}
-
 /** Long side of the copy copy-move analyses (detectors/manipulation.ts). */
 const ANALYSED = 1024;
 const GOAL_FOUND = 0.8;
 const GOAL_FALSE = 0.03;
 
-export async function cloneTables(opts: { half?: Half; limit?: number; log?: (s: string) => void } = {}): Promise<{ text: string; goals: Goal[] }> {
+export async function cloneTables(opts: { half?: Half; limit?: number; log?: (s: string) => void } = {}): Promise<Tables> {
   const half = opts.half ?? 'held-out';
   const log = opts.log ?? (() => {});
   let photos = await loadCorpus({ half, cls: ['camera'], log });
@@ -229,7 +224,7 @@ const flagged = (o: Outcome) => o.verdict?.verdict === 'possibly_manipulated' ||
 
 // ---- the report --------------------------------------------------------------------------------
 
-function report(half: Half, clean: Outcome[], clones: Array<Outcome & { made: Clone }>, plain: Array<Outcome & { made: Clone }>, splices: Array<Outcome & { kind: 'jpeg' | 'png' }>): { text: string; goals: Goal[] } {
+function report(half: Half, clean: Outcome[], clones: Array<Outcome & { made: Clone }>, plain: Array<Outcome & { made: Clone }>, splices: Array<Outcome & { kind: 'jpeg' | 'png' }>): Tables {
   const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-');
   const share = (n: number, d: number) => `${n}/${d} (${pct(n, d)})`;
   const lines: string[] = [];

@@ -21,6 +21,7 @@ import type { AnalyseOptions } from '../../src/media/analyse/detector.ts';
 import { decodePixels } from '../../src/media/decode.ts';
 import { analyseLsb } from '../../src/media/analyse/steganalysis/index.ts';
 import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
+import type { Goal, Tables } from './index.ts';
 import { probe } from '../../src/media/probe.ts';
 import { loadCorpus, type CorpusPicture, type Half } from './corpus.ts';
 import { cleanCoverFile, coverFromFile, makeStego, RATES, stegoCached, TOOLS, type Made, type Tool } from './stego-makers.ts';
@@ -131,7 +132,7 @@ async function pool<T>(items: readonly T[], jobs: number, fn: (item: T, i: numbe
 
 /** stegoTables(judge?, options?) or stegoTables(options?) with options.judge; the judge defaults
  *  to the hidden-content detector on the file (productJudge). */
-export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: StegoTablesOptions): Promise<{ text: string; goals: { name: string; ok: boolean; figure: string }[] }> {
+export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: StegoTablesOptions): Promise<Tables> {
   const opts = (typeof a === 'function' ? b : a) ?? {};
   const judge = (typeof a === 'function' ? a : opts.judge) ?? productJudge;
   const half = opts.half ?? 'held-out';
@@ -296,7 +297,7 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
     `  making, per tool (summed over the ${jobs} at once): ${[...toolMs].map(([t, ms]) => `${t} ${s(ms)}`).join(', ') || 'all from the cache'}\n`;
 
   // ---- goals (from issue 23; meant for the held-out half)
-  const goals: { name: string; ok: boolean; figure: string }[] = [];
+  const goals: Goal[] = [];
   const both = (f: (d: Depth) => { ok: boolean; fig: string }) => { const a = f('standard'), b = f('deep'); return { ok: a.ok && b.ok, figure: `standard ${a.fig}; deep ${b.fig}` }; };
   const fpOf = (cs: string[], max: number) => both((d) => {
     const parts = cs.filter((c) => clean.has(c)).map((c) => { const t = clean.get(c)![d]; return { c, t, ok: t.fp <= max * t.n }; });
