@@ -137,18 +137,18 @@ export class Metrics {
     pool('obscura_media_memory_budget_bytes', 'The media memory budget of this instance (OBSCURA_MEDIA_MEMORY_BUDGET).', (p) => p.memoryBudget);
   }
 
-  /** One read of the queue serves every gauge of one scrape (they are collected at once). */
-  #activeRead: { at: number; rows: Promise<ActiveRows | undefined> } | undefined;
+  /** One read of the queue serves every gauge of one scrape (they are collected at once), and only it: the next scrape reads again. */
+  #activeRead: Promise<ActiveRows | undefined> | undefined;
 
   #activeJobs(): Promise<ActiveRows | undefined> {
     const s = this.#sources;
     if (!s) return Promise.resolve(undefined);
-    const now = Date.now();
-    if (!this.#activeRead || now - this.#activeRead.at > 1000) {
-      // a queue that cannot be read leaves the gauges out of this scrape rather than failing it
-      this.#activeRead = { at: now, rows: s.activeJobs().catch(() => undefined) };
-    }
-    return this.#activeRead.rows;
+    // a queue that cannot be read leaves the gauges out of this scrape rather than failing it
+    this.#activeRead ??= s
+      .activeJobs()
+      .catch(() => undefined)
+      .finally(() => (this.#activeRead = undefined));
+    return this.#activeRead;
   }
 
   /** Where the gauges read from, once the service is built. */
