@@ -189,8 +189,11 @@ export class Jobs {
   async start(): Promise<void> {
     if (this.#singleInstance) {
       for (const job of await this.#rows.inState('processing')) {
-        if (job.attempts >= MAX_ATTEMPTS) await this.#rows.update(job.id, this.#ending(job, interrupted(job.attempts)));
-        else await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
+        if (job.attempts >= MAX_ATTEMPTS) {
+          const ending = this.#ending(job, interrupted(job.attempts));
+          await this.#rows.update(job.id, ending);
+          this.#metrics?.jobFinished(job.product, 'failed', { createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: ending.finishedAt });
+        } else await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
       }
     }
     if (this.limits.run) {
