@@ -192,6 +192,9 @@ const schema = {
   OBSCURA_CLEARNET_LISTEN: [listen(false), '127.0.0.1:8080'],
   OBSCURA_ONION_LISTEN: [listen(true), '127.0.0.1:8081'],
   OBSCURA_I2P_LISTEN: [listen(true), '127.0.0.1:8082'],
+  // Prometheus metrics on a listener of their own (README "Metrics"): off unless named, loopback unless allowed
+  OBSCURA_METRICS_LISTEN: [listen(false), 'off'],
+  OBSCURA_METRICS_ALLOW_REMOTE: [bool, 'false'],
   OBSCURA_CLEARNET_ORIGIN: [origin.optional(), undefined],
   OBSCURA_ONION_ORIGIN: [origin.optional(), undefined],
   OBSCURA_I2P_ORIGIN: [origin.optional(), undefined],
@@ -295,6 +298,8 @@ export interface Config {
   /** Part objects (ciphertext) an instance keeps in memory after writing or reading them. */
   blobCache: number;
   listen: Record<Network, ListenAddress>;
+  /** Where /metrics is served (off by default); a non-loopback address only with allowRemote. */
+  metrics: { listen: ListenAddress; allowRemote: boolean };
   /** Origin used for every URL handed out on that network. */
   origin: Record<Network, string>;
   /** Networks whose origin the operator named (the others fall back to the listen address). */
@@ -454,6 +459,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   for (const name of ['OBSCURA_MIN_BODY_RATE_WINDOW', 'OBSCURA_RATE_BAD_KEYS_WINDOW', 'OBSCURA_RATE_BAD_KEYS_BRAKE'] as const) {
     if (!problems.length && r[name] < 1000) problems.push(`${name}: must be at least 1s`);
   }
+  const metricsAt = r.OBSCURA_METRICS_LISTEN;
+  if (!problems.length && metricsAt.kind === 'tcp' && !isLoopback(metricsAt.host) && !r.OBSCURA_METRICS_ALLOW_REMOTE) {
+    problems.push(
+      `OBSCURA_METRICS_LISTEN=${JSON.stringify(env.OBSCURA_METRICS_LISTEN)}: not a loopback address. Metrics show when and how much the service is used, ` +
+        'so they are served on loopback or a unix socket; to serve them on this address (behind a firewall, to your Prometheus only) set OBSCURA_METRICS_ALLOW_REMOTE=true as well',
+    );
+  }
   if (!problems.length && r.OBSCURA_RATE_UPLOAD_PER_HOUR < 1) problems.push('OBSCURA_RATE_UPLOAD_PER_HOUR: must be at least 1 byte');
   let c2paTrustAnchors = '';
   if (!problems.length) {
@@ -478,6 +490,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobInline: r.OBSCURA_BLOB_INLINE,
     blobCache: r.OBSCURA_BLOB_CACHE,
     listen: listenAddr,
+    metrics: { listen: r.OBSCURA_METRICS_LISTEN, allowRemote: r.OBSCURA_METRICS_ALLOW_REMOTE },
     origin: {
       clearnet: r.OBSCURA_CLEARNET_ORIGIN ?? defaultOrigin(listenAddr.clearnet, 8080),
       onion: r.OBSCURA_ONION_ORIGIN ?? defaultOrigin(listenAddr.onion, 8081),

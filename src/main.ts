@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, NETWORKS } from './config.ts';
 import { createApp } from './http/app.ts';
 import { closeListener, listen, ListenError, listenOptions, type Listener } from './http/listeners.ts';
+import { listenMetrics, type MetricsListener } from './http/metrics-listener.ts';
 import { createServices } from './services.ts';
 
 /** A write to the blob store unfinished after a day was left by an instance that died: a slow upload over Tor takes hours, not days. */
@@ -35,10 +36,14 @@ async function main(): Promise<void> {
   services.pool.warm(); // the first job should not wait for a worker to load its media engines
 
   const listeners: Listener[] = [];
-  for (const network of NETWORKS) {
+  let metrics: MetricsListener | undefined;
+  for (const network of [...NETWORKS, 'metrics'] as const) {
     try {
-      const l = await listen(network, config.listen[network], createApp(network, services), listenOptions(config, log));
-      if (l) listeners.push(l);
+      if (network === 'metrics') metrics = await listenMetrics(config.metrics.listen, services.metrics);
+      else {
+        const l = await listen(network, config.listen[network], createApp(network, services), listenOptions(config, log));
+        if (l) listeners.push(l);
+      }
     } catch (err) {
       const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
       if (!(err instanceof ListenError) && !inUse) throw err;
@@ -58,6 +63,7 @@ async function main(): Promise<void> {
       `  ${l.network.padEnd(8)} listening on ${l.address.padEnd(22)} serves ${config.origin[l.network]}` +
       (config.originSet[l.network] ? '' : (hint[l.network] ?? '')),
   );
+  if (metrics) lines.push(`  metrics  listening on ${metrics.address.padEnd(22)} serves GET /metrics (Prometheus)`);
   process.stdout.write(
     `obscura ${config.version} is up\n${lines.join('\n')}\n` +
       `  health:  curl ${config.origin.clearnet}/api/status\n` +
@@ -67,7 +73,7 @@ async function main(): Promise<void> {
       `  pages:   open ${config.origin.clearnet}/ in a browser (or the onion in Tor Browser) and sign in with the key;\n` +
       `           ${services.selfService.signUpOpen ? 'people can also sign up (mail goes through OBSCURA_SMTP_URL)' : 'sign-up is closed until OBSCURA_SMTP_URL names a mail relay'}\n`,
   );
-  log.info({ listeners: listeners.map((l) => l.network) }, 'started');
+  log.info({ listeners: [...listeners.map((l) => l.network), ...(metrics ? ['metrics'] : [])] }, 'started');
 
   // expired uploads and results are destroyed within the sweep interval even if nobody asks for them
   const janitor = setInterval(() => {
@@ -85,7 +91,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping');
     clearInterval(janitor);
-    await Promise.all(listeners.map(closeListener));
+    await Promise.all([...listeners.map(closeListener), metrics?.close()]);
     await services.close();
     process.exit(0);
   };

@@ -25,6 +25,8 @@ import { WebBrakes } from './domain/web-brakes.ts';
 import { WebSessions } from './domain/web-sessions.ts';
 import { smtpMailer } from './store/mail/smtp.ts';
 import { createLogger, type Logger } from './log.ts';
+import { Metrics } from './metrics.ts';
+import { countedBlobStore } from './store/blobs/counted-store.ts';
 import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './domain/ports.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
@@ -76,6 +78,8 @@ export interface Services {
   selfService: SelfService;
   /** Password reset and sign-in links by mail. */
   recovery: AccountRecovery;
+  /** What the operator's /metrics serves (http/metrics-listener.ts), counted by every part below. */
+  metrics: Metrics;
   /** Set when this start created the master key file. */
   masterKeyCreated?: string;
   close(): Promise<void>;
@@ -83,6 +87,7 @@ export interface Services {
 
 export async function createServices(config: Config, opts: { logDestination?: DestinationStream } = {}): Promise<Services> {
   const log = createLogger(config.logLevel, opts.logDestination);
+  const metrics = new Metrics();
   // The key first: a start that cannot have it leaves nothing behind in the data folder.
   const { key: masterKey, created } = loadMasterKey(config);
   const engine = await openEngine(config, log, masterKey).catch((err: unknown) => {
@@ -90,10 +95,11 @@ export async function createServices(config: Config, opts: { logDestination?: De
   });
   const { repos, locker } = engine;
   await checkMasterKey(repos, masterKey, engine);
-  const blobs = await openBlobs(config, masterKey, repos, locker).catch(async (err) => {
+  const store = await openBlobs(config, masterKey, repos, locker).catch(async (err) => {
     await engine.close();
     throw err;
   });
+  const blobs = countedBlobStore(store, metrics);
   const scratch = new ScratchFolders(config.scratchDir, config.dataDir);
   const accounts = new Accounts(repos.accounts);
   const apiKeys = new ApiKeys({
@@ -114,6 +120,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     clientRefKey: masterKey.derive('client-upload-ref'),
     sessions,
     limits: config.limits,
+    metrics,
   });
   // a direct upload cut off by a crash is discarded at start; with many instances another one may
   // be receiving it right now, so there the sweep ends it with its session instead
@@ -133,6 +140,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     queue: repos.jobs,
     events: engine.events,
     singleInstance: engine.singleInstance,
+    metrics,
   });
   // every job's media limits, with the memory one job may reserve
   const limits = { ...config.media, memoryPerJob: config.memory.perJob };
@@ -149,7 +157,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
     csrfKey: masterKey.derive('web-csrf'),
     limits: config.web,
   });
-  const brakes = new WebBrakes(config.web, engine.counters, masterKey.derive('web-brakes'));
+  const brakes = new WebBrakes(config.web, engine.counters, masterKey.derive('web-brakes'), { metrics });
   const mailTokens = new MailTokens(repos.mailTokens, brakes, masterKey.derive('mail-token'));
   const selfService = new SelfService({
     accounts,
@@ -168,6 +176,10 @@ export async function createServices(config: Config, opts: { logDestination?: De
     mailer,
     brakes,
     lives: { resetMs: config.web.resetLinkLifeMs, signInMs: config.web.signInLinkLifeMs },
+  });
+  metrics.watch({
+    activeJobs: () => repos.jobs.activeCounts(),
+    pool: () => ({ busy: pool.busy, total: pool.size, memoryHeld: pool.memory.held, memoryBudget: pool.memory.total }),
   });
   return {
     config,
@@ -189,10 +201,11 @@ export async function createServices(config: Config, opts: { logDestination?: De
     jobs,
     results: new JobResults({ rows: repos.jobs, assets: repos.assets, blobs, sealer }),
     pool,
-    rateLimits: new RateLimits(config.abuse, engine.counters, masterKey.derive('key-brake')),
+    rateLimits: new RateLimits(config.abuse, engine.counters, masterKey.derive('key-brake'), { metrics }),
     webSessions,
     selfService,
     recovery,
+    metrics,
     masterKeyCreated: created,
     async close() {
       await recovery.settled();

@@ -73,6 +73,9 @@ const VALID: Record<string, string[]> = {
   OBSCURA_RATE_BAD_KEYS_WINDOW: ['1m'],
   OBSCURA_RATE_BAD_KEYS_BRAKE: ['5m'],
   OBSCURA_ONION_PROXY_PROTOCOL: ['required', 'off'],
+  // the operator's metrics (README "Metrics"): loopback or a unix socket unless allowed
+  OBSCURA_METRICS_LISTEN: ['off', '127.0.0.1:9464', '[::1]:9464', 'localhost:0', 'unix:/run/obscura/metrics.sock'],
+  OBSCURA_METRICS_ALLOW_REMOTE: ['false', 'true', 'off'],
 };
 const NAMES = Object.keys(VALID);
 

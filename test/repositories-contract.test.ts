@@ -14,6 +14,7 @@ import {
   type Account,
   type ApiKeyRow,
   type AssetRow,
+  type ClaimedJob,
   type JobRow,
   type MailTokenRow,
   type Repositories,
@@ -440,6 +441,12 @@ function contract(name: string, open: Open): void {
   // ---- the job queue: claim, renew, finish under a lease (the JobQueue port) ----
 
   const LEASE = 30_000;
+  /** A claimed job as its row: what claim() says beside it (takenOver) is not stored. */
+  const asRow = (c: ClaimedJob | undefined): JobRow | undefined => {
+    if (!c) return c;
+    const { takenOver: _, ...row } = c;
+    return row;
+  };
 
   it('jobs: claim moves the oldest queued job to processing under a lease, and concurrent claims never share a job', async (t, r) => {
     const sessions = Array.from({ length: 12 }, (_, i) => `s${i}`);
@@ -452,17 +459,22 @@ function contract(name: string, open: Open): void {
     // processing with no lease at all (inserted so): not claimable, it ran out of nothing
     await r.jobs.insert(job('busy', 'acc', sessions[11], { state: 'processing', createdAt: T0 - 4 }));
 
+    t.deepEqual(await r.jobs.activeCounts(), [
+      { product: 'convert', state: 'processing', count: 1 },
+      { product: 'convert', state: 'queued', count: 10 },
+    ].sort((x, y) => x.state.localeCompare(y.state)), 'counted for the metrics: finished jobs are not');
     const first = await r.jobs.claim('w1', LEASE, T0 + 2 ** 33);
     t.is(first?.id, 'q0');
     t.is(first?.state, 'processing');
     t.is(first?.startedAt, T0 + 2 ** 33);
     t.is(first?.attempts, 2);
-    t.deepEqual(await r.jobs.byId('q0'), first);
+    t.false(first?.takenOver, 'taken from the queue, not over from another holder');
+    t.deepEqual(await r.jobs.byId('q0'), asRow(first));
     t.is((await r.jobs.claim('w1', LEASE, T0 + 1))?.id, 'q1');
 
     // 20 claims at once against the 8 still queued, from two owners
     const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => r.jobs.claim(i % 2 ? 'w1' : 'w2', LEASE, T0 + 10 + i)));
-    const claimed = claims.filter((c): c is JobRow => c !== undefined);
+    const claimed = claims.filter((c): c is ClaimedJob => c !== undefined);
     t.is(claimed.length, 8);
     t.is(new Set(ids(claimed)).size, 8, 'no job claimed twice');
     t.deepEqual(ids(claimed).sort(), ['q2', 'q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9']);
@@ -472,6 +484,7 @@ function contract(name: string, open: Open): void {
     }
     t.deepEqual(await r.jobs.inState('queued'), []);
     t.is((await r.jobs.inState('processing')).length, 11);
+    t.deepEqual(await r.jobs.activeCounts(), [{ product: 'convert', state: 'processing', count: 11 }]);
     t.is(await r.jobs.claim('w3', LEASE, T0 + 100), undefined, 'every lease still runs');
     t.is((await r.jobs.byId('done'))?.state, 'completed');
   });
@@ -481,7 +494,7 @@ function contract(name: string, open: Open): void {
     await owner(r, 'acc', sessions);
     for (const [i, s] of sessions.entries()) await r.jobs.insert(job(`j${i}`, 'acc', s, { createdAt: T0 + i }));
     const claims = await Promise.all(Array.from({ length: 20 }, (_, i) => r.jobs.claim(`w${i}`, LEASE, T0 + 100)));
-    const claimed = claims.filter((c): c is JobRow => c !== undefined);
+    const claimed = claims.filter((c): c is ClaimedJob => c !== undefined);
     t.is(claimed.length, 10);
     t.deepEqual([...new Set(ids(claimed))].sort(), sessions.map((_, i) => `j${i}`).sort());
     for (const j of await r.jobs.inState('processing')) t.is(j.attempts, 1);
@@ -501,6 +514,7 @@ function contract(name: string, open: Open): void {
     const a = await r.jobs.claim('a', 1000, T0 + 10);
     t.is(a?.id, 'old');
     t.is(a?.attempts, 1);
+    t.false(a?.takenOver);
     t.is((await r.jobs.claim('x', 10 ** 6, T0 + 11))?.id, 'new', 'a running lease is not claimable');
     t.is(await r.jobs.claim('b', 1000, T0 + 1010), undefined, 'the lease runs until now + leaseMs, inclusive');
     t.true(await r.jobs.renew('old', 'a', 1000, T0 + 500), 'the holder moves its lease on');
@@ -515,6 +529,7 @@ function contract(name: string, open: Open): void {
     t.is(b?.state, 'processing');
     t.is(b?.attempts, 2);
     t.is(b?.startedAt, T0 + 1501);
+    t.true(b?.takenOver, "a takeover: it was processing under a's lease, which ran out (obscura_job_lease_takeovers_total)");
     const taken = await r.jobs.byId('old');
 
     t.false(await r.jobs.renew('old', 'a', 1000, T0 + 1502), 'the old owner lost the lease');
@@ -534,6 +549,7 @@ function contract(name: string, open: Open): void {
     const c = await r.jobs.claim('c', 1000, T0 + 10 ** 9);
     t.is(c?.id, 'new');
     t.is(c?.attempts, 2);
+    t.true(c?.takenOver);
     t.is(await r.jobs.claim('d', 1000, T0 + 10 ** 9), undefined);
   });
 
@@ -544,16 +560,17 @@ function contract(name: string, open: Open): void {
     t.is(first?.attempts, 1);
     // the instance stops: it gives its job back
     t.true(await r.jobs.finish('j', 'a', { state: 'queued', startedAt: null, progress: 0, progressMessage: '' }));
-    t.deepEqual(await r.jobs.byId('j'), { ...first!, state: 'queued', startedAt: null });
+    t.deepEqual(await r.jobs.byId('j'), { ...asRow(first)!, state: 'queued', startedAt: null });
     t.false(await r.jobs.renew('j', 'a', LEASE, T0 + 2), 'no lease any more');
     t.is((await r.jobs.activeForSession('s1'))?.id, 'j');
     const again = await r.jobs.claim('b', LEASE, T0 + 3);
     t.is(again?.id, 'j');
     t.is(again?.attempts, 2);
     t.is(again?.startedAt, T0 + 3);
+    t.false(again?.takenOver, 'given back to the queue, so claimed from it: no takeover');
     t.is(await r.jobs.claim('c', LEASE, T0 + 4), undefined);
     t.true(await r.jobs.finish('j', 'b', {}), 'no fields: only the lease is dropped');
-    t.deepEqual(await r.jobs.byId('j'), again);
+    t.deepEqual(await r.jobs.byId('j'), asRow(again));
     t.is(await r.jobs.claim('c', LEASE, T0 + 10 ** 9), undefined, 'processing without a lease is nobody\'s to claim');
     await t.throwsAsync(async () => r.jobs.finish('j', 'b', { sessionId: 's2' } as never));
     t.false(await r.jobs.finish('nope', 'b', { state: 'failed' }));

@@ -4,6 +4,7 @@
 // Each product adds one Runner; runners do their media work on the worker pool.
 import type { Readable } from 'node:stream';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import type { WorkerPool } from '../queue/worker-pool.ts';
 import { JobPump } from '../queue/job-pump.ts';
 import type {
@@ -131,6 +132,7 @@ export class Jobs {
   readonly #owner: string;
   /** The embedded engine is one process: at start, what it left processing is its own to put back. */
   readonly #singleInstance: boolean;
+  readonly #metrics: Metrics | undefined;
 
   constructor(opts: {
     rows: JobRepository;
@@ -146,6 +148,7 @@ export class Jobs {
     queue: JobQueue;
     events: JobEvents;
     singleInstance: boolean;
+    metrics?: Metrics;
   }) {
     this.#rows = opts.rows;
     this.#assets = opts.assets;
@@ -160,11 +163,13 @@ export class Jobs {
     this.#queue = opts.queue;
     this.#events = opts.events;
     this.#singleInstance = opts.singleInstance;
+    this.#metrics = opts.metrics;
     this.#owner = newId('inst', 12);
     this.#pump = new JobPump<JobRow>({
       concurrency: opts.limits.workers,
       claim: async () => {
         const job = await this.#queue.claim(this.#owner, this.limits.leaseMs, Date.now());
+        if (job?.takenOver) this.#metrics?.leaseTakeover(job.product);
         if (job) await this.#events.publish(job.id);
         return job;
       },
@@ -184,8 +189,11 @@ export class Jobs {
   async start(): Promise<void> {
     if (this.#singleInstance) {
       for (const job of await this.#rows.inState('processing')) {
-        if (job.attempts >= MAX_ATTEMPTS) await this.#rows.update(job.id, this.#ending(job, interrupted(job.attempts)));
-        else await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
+        if (job.attempts >= MAX_ATTEMPTS) {
+          const ending = this.#ending(job, interrupted(job.attempts));
+          await this.#rows.update(job.id, ending);
+          this.#metrics?.jobFinished(job.product, 'failed', { createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: ending.finishedAt });
+        } else await this.#rows.update(job.id, { state: 'queued', progress: 0, progressMessage: 'Queued again after a restart.' });
       }
     }
     if (this.limits.run) {
@@ -393,10 +401,12 @@ export class Jobs {
   /** Writes the job's end while this instance holds its lease, and tells every instance. */
   async #finish(job: JobRow, outcome: RunOutcome): Promise<void> {
     const hasAssets = (await this.#assets.forJob(job.id)).length > 0;
-    if (!(await this.#queue.finish(job.id, this.#owner, { ...this.#ending(job, outcome), resultsState: hasAssets ? 'available' : 'none' }))) {
+    const ending = this.#ending(job, outcome);
+    if (!(await this.#queue.finish(job.id, this.#owner, { ...ending, resultsState: hasAssets ? 'available' : 'none' }))) {
       this.#log.warn({ job: job.id }, 'lease lost before the end was written: another instance runs this job now');
       return;
     }
+    this.#metrics?.jobFinished(job.product, outcome.state, { createdAt: job.createdAt, startedAt: job.startedAt, finishedAt: ending.finishedAt });
     await this.#events.publish(job.id);
   }
 

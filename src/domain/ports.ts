@@ -247,6 +247,8 @@ export interface JobRepository extends JobQueue {
   update(id: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<void>;
   /** Jobs left in processing by a process that died. */
   inState(state: JobState): Promise<JobRow[]>;
+  /** How many jobs are queued and processing, by product and state (for the metrics; a count, not the rows). */
+  activeCounts(): Promise<{ product: Product; state: JobState; count: number }[]>;
   resultsExpiredBefore(at: number, limit: number): Promise<JobRow[]>;
 }
 
@@ -387,11 +389,16 @@ export interface JobQueue {
    * becomes processing under a lease held by `owner` until `now + leaseMs`, its attempts + 1,
    * started_at `now`. Safe when many instances claim at once: no job is given twice.
    */
-  claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined>;
+  claim(owner: string, leaseMs: number, now: number): Promise<ClaimedJob | undefined>;
   /** Moves the lease on to `now + leaseMs`; false when `owner` no longer holds it. */
   renew(jobId: string, owner: string, leaseMs: number, now: number): Promise<boolean>;
   /** Writes the job's end (or its return to the queue) and drops the lease, only while `owner` holds it. */
   finish(jobId: string, owner: string, fields: Partial<Omit<JobRow, 'id' | 'accountId' | 'sessionId' | 'product' | 'createdAt'>>): Promise<boolean>;
+}
+
+export interface ClaimedJob extends JobRow {
+  /** It was processing under a lease that ran out (its instance died or stalled): taken over, not taken from the queue. */
+  takenOver: boolean;
 }
 
 /** "This job changed": published by whoever changes a job, heard by every instance's long polls. */

@@ -6,6 +6,7 @@
 // instance. Counter keys are account ids and HMACs of keys, never addresses; nothing here is logged.
 import { createHmac } from 'node:crypto';
 import type { AbuseLimits } from '../config.ts';
+import type { LimitName, Metrics } from '../metrics.ts';
 import type { RateCounters } from './ports.ts';
 import { WindowCounter } from './window-counter.ts';
 
@@ -42,6 +43,7 @@ export class RateLimits {
   readonly #visitors: WindowCounter;
   readonly #now: () => number;
   readonly #tagKey: Buffer;
+  readonly #metrics: Metrics | undefined;
   /** Keys known to have authenticated (by tag), with when their shared mark was written. */
   readonly #known = new Map<string, number>();
   readonly #uploading = new Map<string, number>();
@@ -49,9 +51,11 @@ export class RateLimits {
   #brake = { until: 0, readAt: Number.NEGATIVE_INFINITY };
 
   /** `tagKey` is the same on every instance, so that they share what they know of keys. */
-  constructor(settings: AbuseLimits, counters: RateCounters, tagKey: Buffer, now: () => number = Date.now) {
+  constructor(settings: AbuseLimits, counters: RateCounters, tagKey: Buffer, opts: { now?: () => number; metrics?: Metrics } = {}) {
+    const now = opts.now ?? Date.now;
     this.settings = settings;
     this.#now = now;
+    this.#metrics = opts.metrics;
     this.#counters = counters;
     this.#tagKey = tagKey;
     this.#visitors = new WindowCounter({ limit: settings.visitorPerMinute, windowMs: MINUTE, now });
@@ -69,7 +73,7 @@ export class RateLimits {
         : kind === 'circuit'
           ? 'this Tor circuit'
           : 'this I2P destination';
-    return this.#refuse(wait, `More than ${this.settings.visitorPerMinute} requests a minute came over ${over}`);
+    return this.#refuse('visitor_requests', wait, `More than ${this.settings.visitorPerMinute} requests a minute came over ${over}`);
   }
 
   /**
@@ -83,7 +87,7 @@ export class RateLimits {
     const wait = this.#visitors.take(`mcp:${client ?? UNNAMED_VISITOR}`);
     if (wait === undefined) return undefined;
     const who = client === undefined ? 'came to this service, counted together (callers cannot be told apart)' : 'came from this client';
-    return this.#refuse(wait, `More than ${this.settings.visitorPerMinute} MCP requests a minute needing no key ${who}; send a working X-Api-Key to be counted on your own account instead`);
+    return this.#refuse('mcp_keyless', wait, `More than ${this.settings.visitorPerMinute} MCP requests a minute needing no key ${who}; send a working X-Api-Key to be counted on your own account instead`);
   }
 
   /**
@@ -97,6 +101,7 @@ export class RateLimits {
     const until = await this.#brakeUntil(now);
     if (now >= until) return undefined;
     if (await this.#isKnown(this.#tag(presented), now)) return undefined;
+    this.#metrics?.refused('wrong_keys');
     return {
       retryAfterS: seconds(until - now),
       message: `Too many wrong API keys reached this service; new keys are not checked for the next ${seconds(until - now)} seconds. Keys already in use keep working.`,
@@ -150,13 +155,13 @@ export class RateLimits {
   /** One authenticated request. */
   async request(accountId: string): Promise<Refusal | undefined> {
     const wait = await this.#counters.take(`requests:${accountId}`, 1, this.settings.requestsPerMinute, MINUTE, this.#now());
-    return wait === undefined ? undefined : this.#refuse(wait, `This account made more than ${this.settings.requestsPerMinute} requests in a minute`);
+    return wait === undefined ? undefined : this.#refuse('account_requests', wait, `This account made more than ${this.settings.requestsPerMinute} requests in a minute`);
   }
 
   /** A job start; give it back with refundJob() if the start was refused. */
   async startJob(accountId: string): Promise<Refusal | undefined> {
     const wait = await this.#counters.take(`jobs:${accountId}`, 1, this.settings.jobsPerHour, HOUR, this.#now());
-    return wait === undefined ? undefined : this.#refuse(wait, `This account started ${this.settings.jobsPerHour} jobs within the hour, the most it may`);
+    return wait === undefined ? undefined : this.#refuse('account_jobs', wait, `This account started ${this.settings.jobsPerHour} jobs within the hour, the most it may`);
   }
 
   async refundJob(accountId: string): Promise<void> {
@@ -170,6 +175,7 @@ export class RateLimits {
   async startUpload(accountId: string, declared: number): Promise<Refusal | undefined> {
     const busy = this.#uploading.get(accountId) ?? 0;
     if (busy >= this.settings.maxUploadsPerAccount) {
+      this.#metrics?.refused('account_uploads_at_once');
       return {
         retryAfterS: BUSY_RETRY_S,
         message: `This account already has ${busy} uploads under way, the most it may have at once; send this one when another has finished.`,
@@ -186,7 +192,7 @@ export class RateLimits {
     }
     if (wait !== undefined) {
       const left = Math.max(0, limit - (await this.#counters.used(key, HOUR, now)).used);
-      return this.#refuse(wait, `This account may upload ${limit} bytes an hour; ${left} are left in this hour and this request carries ${declared || 'more'}`);
+      return this.#refuse('account_upload_bytes', wait, `This account may upload ${limit} bytes an hour; ${left} are left in this hour and this request carries ${declared || 'more'}`);
     }
     // counted again now: another request of the account may have started while this one waited
     this.#uploading.set(accountId, (this.#uploading.get(accountId) ?? 0) + 1);
@@ -201,7 +207,8 @@ export class RateLimits {
     else this.#uploading.delete(accountId);
   }
 
-  #refuse(waitMs: number, what: string): Refusal {
+  #refuse(limit: LimitName, waitMs: number, what: string): Refusal {
+    this.#metrics?.refused(limit);
     const s = seconds(waitMs);
     return { retryAfterS: s, message: `${what}; try again in ${s} seconds.` };
   }

@@ -17,6 +17,7 @@ import {
   type UploadVia,
   type Sealer,
 } from './ports.ts';
+import type { Metrics } from '../metrics.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { stepRules, type Sessions } from './sessions.ts';
@@ -57,8 +58,10 @@ export class Uploads {
   readonly #clientRefKey: Buffer;
   readonly #sessions: Sessions;
   readonly limits: UploadLimits;
+  readonly #metrics: Metrics | undefined;
 
-  constructor(opts: { rows: UploadRepository; blobs: BlobStore; sealer: Sealer; clientRefKey: Buffer; sessions: Sessions; limits: UploadLimits }) {
+  constructor(opts: { rows: UploadRepository; blobs: BlobStore; sealer: Sealer; clientRefKey: Buffer; sessions: Sessions; limits: UploadLimits; metrics?: Metrics }) {
+    this.#metrics = opts.metrics;
     this.#rows = opts.rows;
     this.#blobs = opts.blobs;
     this.#sealer = opts.sealer;
@@ -256,6 +259,7 @@ export class Uploads {
       if (err instanceof BlobNotFoundError) throw new AppError('gone', 'upload_deleted', 'This upload was deleted or expired while it arrived; nothing was kept.');
       throw err;
     }
+    this.#metrics?.uploadBytes(row.via, next - (opts?.expectOffset ?? 0));
     if (next === row.size && row.state !== 'completed') await this.#rows.setState(row.id, 'completed', Date.now());
     return next;
   }

@@ -11,6 +11,7 @@
 import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WebSettings } from '../config.ts';
+import type { LimitName, Metrics } from '../metrics.ts';
 import { AppError } from './errors.ts';
 import type { RateCounters } from './ports.ts';
 
@@ -47,9 +48,12 @@ export class WebBrakes {
   readonly #counters: RateCounters;
   readonly #tagKey: Buffer;
   readonly #now: () => number;
+  readonly #metrics: Metrics | undefined;
 
   /** `tagKey` is the same on every instance, so an address is counted once for all of them. */
-  constructor(settings: WebSettings, counters: RateCounters, tagKey: Buffer, now: () => number = Date.now) {
+  constructor(settings: WebSettings, counters: RateCounters, tagKey: Buffer, opts: { now?: () => number; metrics?: Metrics } = {}) {
+    const now = opts.now ?? Date.now;
+    this.#metrics = opts.metrics;
     this.#settings = settings;
     this.#counters = counters;
     this.#tagKey = tagKey;
@@ -61,9 +65,9 @@ export class WebBrakes {
     const s = this.#settings;
     const mins = Math.round(s.signInWindowMs / MINUTE);
     const own = await this.#full(this.#visitorKey('sign-in', visitor), s.signInFailuresPerVisitor, s.signInWindowMs);
-    if (own !== undefined) await this.#refuseOrSlow(visitor, rateLimited(own, `${s.signInFailuresPerVisitor} sign-ins from here failed within ${mins} minutes`));
+    if (own !== undefined) await this.#refuseOrSlow('web_sign_in', visitor, rateLimited(own, `${s.signInFailuresPerVisitor} sign-ins from here failed within ${mins} minutes`));
     const addr = await this.#full(this.#addressKey('sign-in', address), s.signInFailures, s.signInWindowMs);
-    if (addr !== undefined) throw rateLimited(addr, `${s.signInFailures} password sign-ins for this address failed within ${mins} minutes, so its password is not checked for now. ${OTHER_WAYS_IN}`);
+    if (addr !== undefined) throw this.#refused('web_sign_in', rateLimited(addr, `${s.signInFailures} password sign-ins for this address failed within ${mins} minutes, so its password is not checked for now. ${OTHER_WAYS_IN}`));
     await this.#slowPast('web:sign-in', s.signInFailuresTotal, s.signInWindowMs);
   }
 
@@ -79,7 +83,7 @@ export class WebBrakes {
   async signUp(visitor: Visitor): Promise<void> {
     const s = this.#settings;
     const wait = await this.#counters.take(this.#visitorKey('sign-up', visitor), 1, s.signUpsPerVisitor, HOUR, this.#now());
-    if (wait !== undefined) await this.#refuseOrSlow(visitor, rateLimited(wait, `${s.signUpsPerVisitor} sign-ups an hour are taken from one visitor`));
+    if (wait !== undefined) await this.#refuseOrSlow('web_sign_up', visitor, rateLimited(wait, `${s.signUpsPerVisitor} sign-ups an hour are taken from one visitor`));
     await this.#countAndSlow('web:sign-up', s.signUpsPerHour, HOUR);
   }
 
@@ -87,14 +91,14 @@ export class WebBrakes {
   async mailRequest(visitor: Visitor): Promise<void> {
     const s = this.#settings;
     const wait = await this.#counters.take(this.#visitorKey('mail-request', visitor), 1, s.mailRequestsPerVisitor, HOUR, this.#now());
-    if (wait !== undefined) await this.#refuseOrSlow(visitor, rateLimited(wait, `${s.mailRequestsPerVisitor} mailed links an hour are sent for one visitor`));
+    if (wait !== undefined) await this.#refuseOrSlow('web_mail_requests', visitor, rateLimited(wait, `${s.mailRequestsPerVisitor} mailed links an hour are sent for one visitor`));
     await this.#countAndSlow('web:sign-up', s.signUpsPerHour, HOUR);
   }
 
   /** One more mail to this address. */
   async mail(address: string): Promise<void> {
     const wait = await this.#counters.take(this.#addressKey('mail', address), 1, this.#settings.mailsPerAddress, HOUR, this.#now());
-    if (wait !== undefined) throw rateLimited(wait, `This address was sent ${this.#settings.mailsPerAddress} mails within the hour, the most it gets`);
+    if (wait !== undefined) throw this.#refused('web_mail_requests', rateLimited(wait, `This address was sent ${this.#settings.mailsPerAddress} mails within the hour, the most it gets`));
   }
 
   /**
@@ -111,7 +115,7 @@ export class WebBrakes {
   async beforeLink(visitor: Visitor): Promise<void> {
     const s = this.#settings;
     const wait = await this.#full(this.#visitorKey('link', visitor), s.verifyAttemptsPerMinute, MINUTE);
-    if (wait !== undefined) await this.#refuseOrSlow(visitor, rateLimited(wait, 'Too many links that do not work were tried from here'));
+    if (wait !== undefined) await this.#refuseOrSlow('web_links', visitor, rateLimited(wait, 'Too many links that do not work were tried from here'));
     await this.#slowPast('web:link', s.verifyAttemptsTotal, MINUTE);
   }
 
@@ -123,9 +127,15 @@ export class WebBrakes {
   }
 
   /** A visitor's brake: the refusal for one the service can tell apart, a wait for a shared name. */
-  async #refuseOrSlow(visitor: Visitor, refusal: AppError): Promise<void> {
-    if (!isShared(visitor)) throw refusal;
+  async #refuseOrSlow(limit: LimitName, visitor: Visitor, refusal: AppError): Promise<void> {
+    if (!isShared(visitor)) throw this.#refused(limit, refusal);
+    this.#metrics?.refused(limit);
     if (this.#settings.slowdownMs > 0) await sleep(this.#settings.slowdownMs);
+  }
+
+  #refused(limit: LimitName, refusal: AppError): AppError {
+    this.#metrics?.refused(limit);
+    return refusal;
   }
 
   /** Counts one for everyone, and waits a little once the window holds more than `threshold`. */

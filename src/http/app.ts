@@ -17,6 +17,7 @@ import type { SelfService } from '../domain/self-service.ts';
 import type { WebSessions } from '../domain/web-sessions.ts';
 import type { Locker } from '../domain/ports.ts';
 import type { Logger } from '../log.ts';
+import type { Metrics } from '../metrics.ts';
 import { accountRoutes } from './api/account.ts';
 import { analyseRoutes } from './api/analyse.ts';
 import { convertRoutes } from './api/convert.ts';
@@ -36,6 +37,7 @@ import { minBodyRate, unreadBodyCloses } from './middleware/body-rate.ts';
 import { maintenanceGate } from './middleware/maintenance.ts';
 import { onionLocation } from './middleware/onion-location.ts';
 import { requestId } from './middleware/request-id.ts';
+import { requestMetrics } from './middleware/request-metrics.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { visitorLimit } from './middleware/visitor-limit.ts';
 import { v1StatusTable } from './v1/errors.ts';
@@ -60,6 +62,7 @@ export interface AppDeps {
   selfService: SelfService;
   recovery: AccountRecovery;
   locker: Locker;
+  metrics?: Metrics;
 }
 
 export const SERVICE_NAME = 'obscura';
@@ -71,6 +74,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
 
   app.use(requestId(network, () => deps.config.origin[network]));
   app.use(accessLog(deps.log));
+  if (deps.metrics) app.use(requestMetrics(deps.metrics, network));
   app.use(securityHeaders());
   if (network === 'clearnet' && deps.config.onionLocation) app.use(onionLocation(deps.config.onionLocation));
   app.use(v1StatusTable());

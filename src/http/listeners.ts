@@ -86,7 +86,7 @@ export class ListenError extends Error {}
 
 // A socket file left by a process that died is removed; a live one (another instance is
 // serving on it) or anything that is not a socket (a mistyped path) is refused, never deleted.
-async function clearStaleSocket(network: Network, path: string): Promise<void> {
+export async function clearStaleSocket(network: Network | 'metrics', path: string): Promise<void> {
   let isSocket: boolean;
   try {
     isSocket = lstatSync(path).isSocket();

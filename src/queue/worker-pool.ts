@@ -83,6 +83,11 @@ export class WorkerPool {
     return this.#size;
   }
 
+  /** Workers running a task now. */
+  get busy(): number {
+    return this.#slots.filter((s) => s.busy).length;
+  }
+
   /** Runs a task (tasks.ts: an engine and its args) on a worker; resolves with that engine's result. */
   run<E extends EngineName>(task: Task<E>, opts: RunOptions = {}): Promise<TaskResult<E>> {
     if (this.#closed || opts.signal?.aborted) {

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, NETWORKS, type Network } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { closeListener, listen, listenOptions, type Listener } from '../../src/http/listeners.ts';
+import { listenMetrics, type MetricsListener } from '../../src/http/metrics-listener.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { filesContaining } from './files.ts';
 import { MARKER } from './payload.ts';
@@ -15,6 +16,8 @@ export interface RunningService {
   services: Services;
   url: Record<Network, string>;
   listeners: Listener[];
+  /** http://host:port/metrics when OBSCURA_METRICS_LISTEN names one (off by default, as in production). */
+  metricsUrl?: string;
   logs: string[];
   dataDir: string;
   /** A verified account and a working key. */
@@ -68,11 +71,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
     // hand out the port the OS chose, unless the test pinned an origin
     if (!env[`OBSCURA_${network.toUpperCase()}_ORIGIN`]) config.origin[network] = url[network];
   }
+  // started as main.ts starts it, after the networks' listeners
+  const metrics: MetricsListener | undefined = await listenMetrics(config.metrics.listen, services.metrics);
   let n = 0;
   return {
     services,
     url,
     listeners,
+    metricsUrl: metrics && `http://${metrics.address}/metrics`,
     logs,
     dataDir,
     async account(email = `user${++n}-${Date.now()}@example.org`) {
@@ -95,7 +101,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
       return { status: res.status, headers: res.headers, body: parsed };
     },
     async close() {
-      await Promise.all(listeners.map(closeListener));
+      await Promise.all([...listeners.map(closeListener), metrics?.close()]);
       await services.close();
       // every uploaded test file carries MARKER: it must not be on disk in the clear
       const leaks = filesContaining(dataDir, MARKER);

@@ -25,7 +25,7 @@ export function accessLog(log: Logger): Mw {
   };
 }
 
-function routeOf(ctx: Ctx): string {
+export function routeOf(ctx: Ctx): string {
   const r = (ctx as Ctx & { _matchedRoute?: string | RegExp })._matchedRoute;
   return r === undefined ? '(unmatched)' : String(r);
 }

@@ -1,4 +1,4 @@
-import type { JobRepository, JobRow, JobState } from '../../domain/ports.ts';
+import type { ClaimedJob, JobRepository, JobRow, JobState, Product } from '../../domain/ports.ts';
 import { jobAssignments, jobInsert, toJob, type JobFields, type JobRecord } from '../rows.ts';
 import { query, type PgDb } from './db.ts';
 
@@ -44,22 +44,27 @@ export class PostgresJobs implements JobRepository {
     return rows.map(toJob);
   }
 
-  async claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined> {
+  async claim(owner: string, leaseMs: number, now: number): Promise<ClaimedJob | undefined> {
     // One statement, safe with several instances claiming at once: each locks the oldest
     // claimable row no one else holds (SKIP LOCKED), so no two get the same job and none waits on
-    // another. The outer WHERE checks again the row as it is once locked.
-    const { rows } = await query<JobRecord>(
+    // another. The outer WHERE checks again the row as it is once locked; `was` is its state
+    // then (processing: a lease that ran out, so a takeover).
+    const { rows } = await query<JobRecord & { was: JobState }>(
       this.db.pool,
-      `UPDATE jobs SET state = 'processing', lease_owner = $1, lease_until = $2, started_at = $3, attempts = attempts + 1
-         WHERE id = (
-             SELECT id FROM jobs WHERE state IN ('queued', 'processing') AND (state = 'queued' OR lease_until < $3)
-               ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED
-           )
-           AND (state = 'queued' OR (state = 'processing' AND lease_until < $3))
-         RETURNING *`,
+      `WITH next AS (
+           SELECT id, state AS was FROM jobs WHERE state IN ('queued', 'processing') AND (state = 'queued' OR lease_until < $3)
+             ORDER BY created_at, seq LIMIT 1 FOR UPDATE SKIP LOCKED
+         )
+       UPDATE jobs SET state = 'processing', lease_owner = $1, lease_until = $2, started_at = $3, attempts = attempts + 1
+         FROM next
+         WHERE jobs.id = next.id AND (jobs.state = 'queued' OR (jobs.state = 'processing' AND jobs.lease_until < $3))
+         RETURNING jobs.*, next.was`,
       [owner, now + leaseMs, now],
     );
-    return rows[0] && toJob(rows[0]);
+    const r = rows[0];
+    if (!r) return undefined;
+    const { was, ...record } = r;
+    return { ...toJob(record as JobRecord), takenOver: was === 'processing' };
   }
 
   async renew(jobId: string, owner: string, leaseMs: number, now: number): Promise<boolean> {
@@ -85,6 +90,14 @@ export class PostgresJobs implements JobRepository {
     const { sets, values } = jobAssignments(fields, param, 2);
     if (!sets.length) return;
     await query(this.db.pool, `UPDATE jobs SET ${sets.join(', ')} WHERE id = $1`, [id, ...values]);
+  }
+
+  async activeCounts(): Promise<{ product: Product; state: JobState; count: number }[]> {
+    const { rows } = await query<{ product: Product; state: JobState; count: string }>(
+      this.db.pool,
+      "SELECT product, state, COUNT(*) AS count FROM jobs WHERE state IN ('queued', 'processing') GROUP BY product, state ORDER BY product, state",
+    );
+    return rows.map((r) => ({ product: r.product, state: r.state, count: Number(r.count) }));
   }
 
   async inState(state: JobState): Promise<JobRow[]> {

@@ -1,4 +1,4 @@
-import type { JobRepository, JobRow, JobState } from '../../domain/ports.ts';
+import type { ClaimedJob, JobRepository, JobRow, JobState, Product } from '../../domain/ports.ts';
 import { jobAssignments, jobInsert, toJob, type JobFields, type JobRecord } from '../rows.ts';
 import { tx, type Db } from './db.ts';
 
@@ -47,16 +47,16 @@ export class SqliteJobs implements JobRepository {
     return (this.db.prepare('SELECT * FROM jobs WHERE session_id = ? ORDER BY created_at, rowid').all(sessionId) as unknown as JobRecord[]).map(toJob);
   }
 
-  async claim(owner: string, leaseMs: number, now: number): Promise<JobRow | undefined> {
+  async claim(owner: string, leaseMs: number, now: number): Promise<ClaimedJob | undefined> {
     // One write transaction (BEGIN IMMEDIATE): another process on the same file waits for it, so
     // no job is given twice. The state IN (...) term lets jobs_claim serve the scan in order.
     return tx(this.db, () => {
       const next = this.db
         .prepare(
-          `SELECT id FROM jobs WHERE state IN ('queued', 'processing') AND (state = 'queued' OR lease_until < ?)
+          `SELECT id, state FROM jobs WHERE state IN ('queued', 'processing') AND (state = 'queued' OR lease_until < ?)
              ORDER BY created_at, rowid LIMIT 1`,
         )
-        .get(now) as { id: string } | undefined;
+        .get(now) as { id: string; state: JobState } | undefined;
       if (!next) return undefined;
       const r = this.db
         .prepare(
@@ -64,7 +64,7 @@ export class SqliteJobs implements JobRepository {
              WHERE id = ? RETURNING *`,
         )
         .get(owner, now + leaseMs, now, next.id) as unknown as JobRecord;
-      return toJob(r);
+      return { ...toJob(r), takenOver: next.state === 'processing' };
     });
   }
 
@@ -86,6 +86,13 @@ export class SqliteJobs implements JobRepository {
   async update(id: string, fields: JobFields): Promise<void> {
     const { sets, values } = jobAssignments(fields, param);
     if (sets.length) this.db.prepare(`UPDATE jobs SET ${sets.join(', ')} WHERE id = ?`).run(...values, id);
+  }
+
+  async activeCounts(): Promise<{ product: Product; state: JobState; count: number }[]> {
+    const rows = this.db
+      .prepare("SELECT product, state, COUNT(*) AS count FROM jobs WHERE state IN ('queued', 'processing') GROUP BY product, state ORDER BY product, state")
+      .all() as unknown as { product: Product; state: JobState; count: number }[];
+    return rows.map((r) => ({ product: r.product, state: r.state, count: Number(r.count) }));
   }
 
   async inState(state: JobState): Promise<JobRow[]> {
