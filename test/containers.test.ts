@@ -51,14 +51,14 @@ if (missing) {
     stopApi = await dockerApi();
     // the operator's first steps (README "Containers"): the compose file, a master key readable
     // by the service's uid, and .env
-    mkdirSync(dir);
-    copyFileSync(path.join(ROOT, 'docker-compose.yml'), path.join(dir, 'docker-compose.yml'));
+    mkdirSync(path.join(dir, 'deploy/docker'), { recursive: true });
+    for (const f of ['docker-compose.yml', 'deploy/docker/metrics.yml']) copyFileSync(path.join(ROOT, f), path.join(dir, f));
     mkdirSync(path.join(dir, 'secrets'), { mode: 0o700 });
     const keyFile = path.join(dir, 'secrets/master.key');
     writeFileSync(keyFile, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
     chownSync(keyFile, 10001, 10001);
     const port = await freePort();
-    env.set('OBSCURA_PORT', String(port)).set('OBSCURA_CLEARNET_ORIGIN', `http://127.0.0.1:${port}`);
+    env.set('OBSCURA_PORT', String(port)).set('OBSCURA_CLEARNET_ORIGIN', `http://127.0.0.1:${port}`).set('OBSCURA_METRICS_PORT', String(await freePort()));
     writeEnv();
   });
 
@@ -105,9 +105,10 @@ if (missing) {
     const write = await compose(dir, 'exec', '-T', 'obscura', 'sh', '-c', 'touch /opt/obscura/src/x 2>&1; echo "exit $?"');
     t.regex(write.stdout, /Read-only file system[\s\S]*exit 1/);
 
-    // the stack restarted: the account, the key, the results and the onion address are still there
+    // the stack restarted, now with the metrics override: the account, the key, the results and
+    // the onion address are still there, and Prometheus' text is on the host's loopback
     await compose(dir, 'down', '-t', '30');
-    await compose(dir, 'up', '-d', '--no-build');
+    await compose(dir, '-f', 'docker-compose.yml', '-f', 'deploy/docker/metrics.yml', 'up', '-d', '--no-build');
     await healthy(dir, 'obscura');
     await healthy(dir, 'tor');
     t.is((await svc.api('GET', '/api/account', key)).status, 200, 'the key still works');
@@ -116,6 +117,9 @@ if (missing) {
     const again = (await compose(dir, 'logs', '--no-color', 'tor')).stdout;
     t.true(again.includes(`OBSCURA_ONION_ORIGIN=${onion}`), 'the same onion address after the restart');
     t.regex((await compose(dir, 'exec', '-T', 'obscura', ...CLI, 'account', 'show', EMAIL)).stdout, /verified, active/);
+    const metrics = await (await fetch(`http://127.0.0.1:${env.get('OBSCURA_METRICS_PORT')}/metrics`)).text();
+    t.regex(metrics, /^obscura_http_requests_total\{listener="clearnet",method="GET",route="\/api\/account",status="200"\} 1$/m);
+    t.regex(metrics, /^obscura_workers \d+$/m);
     await compose(dir, 'down', '-t', '30');
   });
 
