@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { AppError } from './domain/errors.ts';
 import { DuplicateError, type Repositories } from './domain/ports.ts';
 import { createServices } from './services.ts';
-import { MasterKey } from './store/master-key.ts';
+import { MasterKey, MasterKeyError } from './store/master-key.ts';
 
 const USAGE = `usage: bin/obscura <command> [--init]     (or: npm run cli -- <command>)
   account create <email> [--verified]
@@ -57,7 +57,7 @@ async function run(argv: string[]): Promise<number> {
     if (!config.masterKey.inline && !existsSync(config.masterKey.file)) {
       throw new AppError('invalid', 'no_master_key', `no master key at ${config.masterKey.file}: put the service's master key there, or point OBSCURA_MASTER_KEY_FILE at it (restore never makes a new one)`);
     }
-    const m = await restore(config, MasterKey.load(config.masterKey).key, action);
+    const m = await restore(config, loadKey(config)!, action);
     // opened once as the service opens it: migrated if the backup is older, and the key checked again
     await (await createServices(config, { alongside: true })).close();
     process.stdout.write(`restored ${m.counts.accounts} accounts, ${m.counts.jobs} jobs and ${m.counts.blobs} blobs (backup of ${m.createdAt}) into ${config.dataDir}\n`);
@@ -65,6 +65,7 @@ async function run(argv: string[]): Promise<number> {
   }
   if (group === 'backup') assertEmbedded(config);
   if (!flags.has('--init')) {
+    loadKey(config); // a key file that is there but unreadable says so first
     const missing = missingStores(config);
     if (missing) throw new AppError('invalid', 'no_stores', missing);
   }
@@ -165,6 +166,16 @@ async function run(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/** The master key where the configuration points, if there is one; never a new one. */
+function loadKey(config: ReturnType<typeof loadConfig>): MasterKey | undefined {
+  if (!config.masterKey.inline && !existsSync(config.masterKey.file)) return undefined;
+  try {
+    return MasterKey.load(config.masterKey).key;
+  } catch (err) {
+    throw err instanceof MasterKeyError ? new ConfigError(err.message) : err;
+  }
+}
 
 try {
   process.exitCode = await run(process.argv.slice(2));
