@@ -21,9 +21,11 @@ export function missingStores(config: Config): string | undefined {
   const noDb = !config.databaseUrl && !existsSync(databaseFile(config));
   if (!noKey && !noDb) return undefined;
   const what = noKey && noDb ? `no master key (${config.masterKey.file}) and no database` : noKey ? `no master key (${config.masterKey.file})` : 'no database';
+  const place = config.databaseUrl ? 'for this PostgreSQL database' : `in the data folder ${config.dataDir}`;
+  const creates = [noKey && 'master key', noDb && 'database'].filter(Boolean).join(' and ');
   return (
-    `${what} in the data folder ${config.dataDir}: this is not the folder of a service that has started. ` +
+    `${what} ${place}: this is not ${config.databaseUrl ? 'the master key' : 'the folder'} of a service that has started. ` +
     `Point OBSCURA_DATA_DIR (and OBSCURA_MASTER_KEY_FILE, if the service sets it) at the service's, ` +
-    `or run with --init to create a new ${noKey ? 'master key and ' : ''}database here`
+    `or run with --init to create a new ${creates}`
   );
 }
