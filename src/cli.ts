@@ -137,7 +137,7 @@ async function run(argv: string[]): Promise<number> {
         const url = process.env.OBSCURA_TARGET_DATABASE_URL;
         if (!url) throw new AppError('invalid', 'no_target', 'set OBSCURA_TARGET_DATABASE_URL to the database to copy the accounts to');
         // the target opened as an instance would open it: migrated, and checked for the same master key
-        const target = await createServices(loadConfig({ ...process.env, OBSCURA_DATABASE_URL: url, OBSCURA_BLOB_URL: undefined, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_RUN_JOBS: 'off' }));
+        const target = await createServices(loadConfig({ ...process.env, OBSCURA_DATABASE_URL: url, OBSCURA_BLOB_URL: undefined, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_RUN_JOBS: 'off' }), { alongside: true });
         try {
           const n = await copyAccounts(s.repos, target.repos);
           out(`copied ${n.accounts} account${n.accounts === 1 ? '' : 's'} and ${n.keys} key${n.keys === 1 ? '' : 's'}; ${n.skipped} already there`);

@@ -10,7 +10,7 @@
 // made after the snapshot have no key in it and are left out; one deleted before it could be
 // copied (its upload or result expired) is counted and named in the summary.
 import { constants } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
 import path from 'node:path';
 import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -63,6 +63,7 @@ async function take(config: Config, masterKey: MasterKey, target: string): Promi
   } finally {
     live.close();
   }
+  await chmod(dbCopy, 0o600);
   const snap = new DatabaseSync(dbCopy);
   let ids: string[];
   let schemaVersion: number;

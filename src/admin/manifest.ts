@@ -27,7 +27,7 @@ export interface Manifest {
 }
 
 /** The only paths a backup may name: the database and blob files (no `..`, nothing absolute). */
-export const SAFE_PATH = /^(obscura\.db|blobs\/[A-Za-z0-9]{2}\/[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.obj)$/;
+export const SAFE_PATH = /^(obscura\.db|blobs\/[A-Za-z0-9][A-Za-z0-9_-]\/[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.obj)$/;
 
 export async function fileDigest(file: string): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256');
