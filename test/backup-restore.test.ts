@@ -114,6 +114,9 @@ test('bin/obscura backup of a running service in the middle of an upload and a j
   for (const k of ['converted', 'hidden'] as const) {
     for (const [name, bytes] of before[k]) t.true(after[k].get(name)?.equals(bytes), `${k} ${name} downloads byte-identical`);
   }
+  // the video job was queued or running at the backup (run again from the start) or done: either way it ends with its result
+  t.is(await finished(svc2, key, video), 'completed');
+  t.is((await results(svc2, key, video, 'convert/job')).size, 1);
 });
 
 test('restore checks before it writes: a wrong master key and an altered backup are refused with a clear error, and nothing is written', async (t) => {
