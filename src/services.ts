@@ -85,7 +85,17 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function createServices(config: Config, opts: { logDestination?: DestinationStream } = {}): Promise<Services> {
+export interface ServicesOptions {
+  logDestination?: DestinationStream;
+  /**
+   * Opened by the admin CLI, perhaps next to the running service: no crash recovery (it would
+   * roll back the service's appends in progress and discard its direct uploads under way), and
+   * no new master key or database (see src/admin/where.ts).
+   */
+  alongside?: boolean;
+}
+
+export async function createServices(config: Config, opts: ServicesOptions = {}): Promise<Services> {
   const log = createLogger(config.logLevel, opts.logDestination);
   const metrics = new Metrics();
   // The key first: a start that cannot have it leaves nothing behind in the data folder.
@@ -95,7 +105,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   });
   const { repos, locker } = engine;
   await checkMasterKey(repos, masterKey, engine);
-  const store = await openBlobs(config, masterKey, repos, locker).catch(async (err) => {
+  const store = await openBlobs(config, masterKey, repos, locker, !opts.alongside).catch(async (err) => {
     await engine.close();
     throw err;
   });
@@ -124,7 +134,7 @@ export async function createServices(config: Config, opts: { logDestination?: De
   });
   // a direct upload cut off by a crash is discarded at start; with many instances another one may
   // be receiving it right now, so there the sweep ends it with its session instead
-  if (engine.singleInstance) await uploads.recover();
+  if (engine.singleInstance && !opts.alongside) await uploads.recover();
   const pool = new WorkerPool({ size: config.jobs.workers, entry: new URL('./queue/worker.ts', import.meta.url), log, memoryBudget: config.memory.budget });
   const jobs = new Jobs({
     rows: repos.jobs,
@@ -218,8 +228,8 @@ export async function createServices(config: Config, opts: { logDestination?: De
 }
 
 /** Where the encrypted blobs live: files in the data folder, or an S3-compatible bucket. */
-async function openBlobs(config: Config, masterKey: MasterKey, repos: Repositories, locker: Locker): Promise<BlobStore> {
-  if (!config.blobUrl) return EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing });
+async function openBlobs(config: Config, masterKey: MasterKey, repos: Repositories, locker: Locker, recover: boolean): Promise<BlobStore> {
+  if (!config.blobUrl) return EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing, recover });
   try {
     const s3 = new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, parts: repos.parts, locker, inlineBytes: config.blobInline, cacheBytes: config.blobCache });
     await s3.ensureBucket();

@@ -1,9 +1,13 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { test } from './helpers/test.ts';
 import { startService, tempDir } from './helpers/service.ts';
+import { OBSCURA, obscura } from './helpers/obscura-cli.ts';
+import { pausedUpload } from './helpers/slow-upload.ts';
+import { until } from './helpers/until.ts';
 
 function cli(dataDir: string, ...args: string[]) {
   return cliWith(dataDir, '', ...args);
@@ -65,7 +69,7 @@ test('accounts and keys from the admin CLI, end to end against the running servi
 
 test('bad input: clear message on stderr and a non-zero exit', (t) => {
   const dataDir = tempDir();
-  const dup = (cli(dataDir, 'account', 'create', 'a@example.org'), cli(dataDir, 'account', 'create', 'a@example.org'));
+  const dup = (cli(dataDir, 'account', 'create', 'a@example.org', '--init'), cli(dataDir, 'account', 'create', 'a@example.org'));
   t.is(dup.code, 1);
   t.regex(dup.err, /already exists/);
   t.regex(cli(dataDir, 'account', 'create', 'not-an-email').err, /not an e-mail/);
@@ -105,7 +109,7 @@ test('a master key that cannot be had: one clear line naming the file, exit 78 f
 
 test('account password: set from stdin, never an argument; the person signs in to the pages with it', async (t) => {
   const dataDir = tempDir();
-  t.is(cli(dataDir, 'account', 'create', 'web@example.org', '--verified').code, 0);
+  t.is(cli(dataDir, 'account', 'create', 'web@example.org', '--verified', '--init').code, 0);
   const short = cliWith(dataDir, 'short\n', 'account', 'password', 'web@example.org');
   t.is(short.code, 1);
   t.regex(short.err, /at least 10 characters/);
@@ -133,4 +137,57 @@ test('account password: set from stdin, never an argument; the person signs in t
     });
   t.is((await signIn('a password from stdin')).status, 303);
   t.is((await signIn('short')).status, 401);
+});
+
+test('bin/obscura names its data folder and master key on every run and never makes a second set: another folder than the service’s is refused and left empty, --init makes one, the service’s gives a key alone on stdout that works', async (t) => {
+  const dataDir = tempDir();
+  const svc = await startService({ OBSCURA_DATA_DIR: dataDir });
+  t.teardown(() => svc.close());
+
+  const elsewhere = tempDir();
+  const stray = await obscura({ OBSCURA_DATA_DIR: elsewhere }, 'account', 'create', 'ops@example.org', '--verified');
+  t.is(stray.code, 1);
+  t.true(stray.err.startsWith(`obscura: data folder ${elsewhere} (SQLite), master key file ${path.join(elsewhere, 'master.key')}\n`), stray.err);
+  t.regex(stray.err, /no master key \(.*master\.key\) and no database in the data folder .*: this is not the folder of a service that has started\. Point OBSCURA_DATA_DIR .* or run with --init/);
+  t.deepEqual(readdirSync(elsewhere), [], 'nothing created there');
+  const keyElsewhere = path.join(tempDir(), 'key');
+  const noKey = await obscura({ OBSCURA_DATA_DIR: dataDir, OBSCURA_MASTER_KEY_FILE: keyElsewhere }, 'key', 'list', 'ops@example.org');
+  t.is(noKey.code, 1, 'the service’s folder with a key file that is not there');
+  t.regex(noKey.err, /no master key \(.*key\) in the data folder/);
+  t.false(existsSync(keyElsewhere));
+
+  const init = await obscura({ OBSCURA_DATA_DIR: elsewhere }, 'account', 'create', 'ops@example.org', '--verified', '--init');
+  t.is(init.code, 0, init.err);
+  t.regex(init.err, /created a new master key at .*master\.key: back it up/);
+  t.true(existsSync(path.join(elsewhere, 'master.key')) && existsSync(path.join(elsewhere, 'obscura.db')));
+
+  t.is((await obscura({ OBSCURA_DATA_DIR: dataDir }, 'account', 'create', 'ops@example.org', '--verified')).code, 0);
+  // as the README scripts it
+  const shell = await new Promise<{ out: string; err: string }>((resolve, reject) =>
+    execFile('bash', ['-c', `KEY=$("$OBSCURA" key create ops@example.org) && printf '[%s]' "$KEY"`], { env: { ...process.env, OBSCURA: OBSCURA, OBSCURA_DATA_DIR: dataDir }, encoding: 'utf8' }, (err, out, errOut) =>
+      err ? reject(err) : resolve({ out, err: errOut }),
+    ),
+  );
+  t.regex(shell.out, /^\[sw_[A-Za-z0-9_-]{43}\]$/, 'the key alone');
+  t.is(shell.err, `obscura: data folder ${dataDir} (SQLite), master key file ${path.join(dataDir, 'master.key')}\n`);
+  const key = shell.out.slice(1, -1);
+  t.is((await svc.api('GET', '/api/account', key)).status, 200, 'the key works against the running service');
+});
+
+test('a CLI run next to the running service leaves its work alone: a direct upload stopped mid-body finishes whole', async (t) => {
+  const dataDir = tempDir();
+  const svc = await startService({ OBSCURA_DATA_DIR: dataDir });
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid;
+  const upload = pausedUpload(svc, key, uid, 1, 'big.bin', randomBytes(4 * 1024 * 1024), 2 * 1024 * 1024);
+  await upload.atPause;
+  const blobs = path.join(dataDir, 'blobs');
+  await until('the service is mid-append', 30_000, () => (readdirSync(blobs, { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.journal')) ? true : undefined));
+  const r = await obscura({ OBSCURA_DATA_DIR: dataDir }, 'maintenance', 'status');
+  t.is(r.code, 0, r.err);
+  upload.release();
+  t.is(await upload.done, 201);
+  const files = (await svc.api('GET', `/api/convert/session/${uid}/files`, key)).body;
+  t.like(files, { files: [{ name: 'big.bin', size: 4 * 1024 * 1024, status: 'completed' }] });
 });

@@ -29,6 +29,8 @@ export interface EncryptedFileStoreOptions {
   keyRing: KeyRing;
   /** Plaintext bytes per frame. */
   frameSize?: number;
+  /** false: leave the journals alone, because the service that owns them is running (the admin CLI). */
+  recover?: boolean;
 }
 
 /** 128 KiB: large enough that per-frame cipher set-up costs under 15%, small enough for cheap
@@ -59,7 +61,7 @@ export class EncryptedFileStore implements BlobStore {
   static async open(opts: EncryptedFileStoreOptions): Promise<EncryptedFileStore> {
     const store = new EncryptedFileStore(opts);
     await mkdir(opts.dir, { recursive: true, mode: 0o700 });
-    await store.#recoverAll();
+    if (opts.recover !== false) await store.#recoverAll();
     return store;
   }
 
