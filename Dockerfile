@@ -16,15 +16,17 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
 WORKDIR /opt/obscura
 COPY --from=node /opt/obscura/.tools ./.tools
 COPY package.json package-lock.json .npmrc ./
-COPY deploy ./deploy
-# the packages the service runs, not the test and lint tools
+COPY deploy/setup.sh ./deploy/
+# the packages the service runs, not the test and lint tools (the slow layer: it is rebuilt only
+# when the setup or the lock file changes)
 RUN npm_config_omit=dev bash deploy/setup.sh && rm -rf /var/lib/apt/lists/* /root/.npm /tmp/*
 # Only what runs (.dockerignore): no tests, no local data folder, no secrets from the build context.
+COPY deploy ./deploy
 COPY src ./src
 COPY bin ./bin
 # A fixed uid, so that the operator can give the master key file to it (docker-compose.yml).
 RUN useradd --system --uid 10001 --user-group --home-dir /var/lib/obscura obscura \
- && install -d -o obscura -g obscura -m 700 /var/lib/obscura
+ && install -d -o obscura -g obscura -m 700 /var/lib/obscura /var/lib/obscura-backups
 USER obscura
 ENV OBSCURA_DATA_DIR=/var/lib/obscura \
     OBSCURA_CLEARNET_LISTEN=0.0.0.0:8080 \

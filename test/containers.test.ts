@@ -19,13 +19,14 @@ import { convertSession, uploadFile } from './helpers/upload-files.ts';
 const PROJECT = 'obscura';
 const IMAGES: Array<[string, string]> = [
   ['obscura', 'Dockerfile'],
-  ['app', 'Dockerfile'],
+  ['app1', 'Dockerfile'],
+  ['app2', 'Dockerfile'],
   ['tor', 'deploy/docker/tor.Dockerfile'],
   ['i2pd', 'deploy/docker/i2pd.Dockerfile'],
   ['s3', 'deploy/docker/s3.Dockerfile'],
   ['postgres', 'deploy/docker/postgres.Dockerfile'],
 ];
-const CLI = ['.tools/node/bin/node', 'src/cli.ts']; // TEMP until bin/obscura
+const CLI = ['bin/obscura'];
 const EMAIL = 'operator@example.org';
 const PASSWORD = 'correct horse battery staple, in a container';
 const fixture = (name: string) => readFileSync(path.join(ROOT, 'test/fixtures', name));
@@ -120,26 +121,34 @@ if (missing) {
     const metrics = await (await fetch(`http://127.0.0.1:${env.get('OBSCURA_METRICS_PORT')}/metrics`)).text();
     t.regex(metrics, /^obscura_http_requests_total\{listener="clearnet",method="GET",route="\/api\/account",status="200"\} 1$/m);
     t.regex(metrics, /^obscura_workers \d+$/m);
+
+    // a backup of the running service, on its backups volume, copied out to the host
+    const day = 'first-backup';
+    const backup = await compose(dir, 'exec', '-T', 'obscura', ...CLI, 'backup', `/var/lib/obscura-backups/${day}`);
+    t.regex(backup.stderr, /master key/i, 'the backup says where the master key is, kept apart');
+    const running = (await compose(dir, 'ps', '-q', 'obscura')).stdout.trim();
+    await sh('podman', ['cp', `${running}:/var/lib/obscura-backups/${day}`, path.join(dir, 'backups')]);
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'backups/MANIFEST.json'), 'utf8'));
+    t.true(manifest.counts.accounts >= 1 && manifest.counts.jobs >= 3, JSON.stringify(manifest.counts));
     await compose(dir, 'down', '-t', '30');
   });
 
   test.serial('the scale profile: PostgreSQL, the Swift store and two replicas; a job started on one is read on the other', async (t) => {
     t.timeout(15 * 60_000);
-    const [a, b] = await freePorts();
+    const [a, b] = [await freePort(), await freePort()];
     env
       .set('OBSCURA_PG_PASSWORD', randomBytes(12).toString('hex'))
       .set('OBSCURA_S3_ACCESS_KEY', 'obscura:obscura')
       .set('OBSCURA_S3_SECRET_KEY', randomBytes(12).toString('hex'))
-      .set('OBSCURA_SCALE_PORTS', `${a}-${b}`)
+      .set('OBSCURA_SCALE_PORT_1', String(a))
+      .set('OBSCURA_SCALE_PORT_2', String(b))
       .set('OBSCURA_CLEARNET_ORIGIN', `http://127.0.0.1:${a}`);
     writeEnv();
-    await compose(dir, '--profile', 'scale', 'up', '-d', '--no-build', 'app');
-    await healthy(dir, 'app');
-    const replicas = (await compose(dir, 'ps', '-q', 'app')).stdout.split('\n').filter(Boolean);
-    t.is(replicas.length, 2, 'two replicas');
+    await compose(dir, '--profile', 'scale', 'up', '-d', '--no-build', 'app1', 'app2');
+    await Promise.all([healthy(dir, 'app1'), healthy(dir, 'app2')]);
 
-    await compose(dir, 'exec', '-T', '--index=1', 'app', ...CLI, 'account', 'create', EMAIL, '--verified');
-    const scaleKey = (await compose(dir, 'exec', '-T', '--index=2', 'app', ...CLI, 'key', 'create', EMAIL)).stdout.trim();
+    await compose(dir, 'exec', '-T', 'app1', ...CLI, 'account', 'create', EMAIL, '--verified');
+    const scaleKey = (await compose(dir, 'exec', '-T', 'app2', ...CLI, 'key', 'create', EMAIL)).stdout.trim();
     const one = client(`http://127.0.0.1:${a}`);
     const two = client(`http://127.0.0.1:${b}`);
     const uid = await convertSession(one, scaleKey, [['photo.png', fixture('secret-small.png')]]);
@@ -220,16 +229,4 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-/** Two neighbouring free ports (the scale profile publishes a range). */
-async function freePorts(): Promise<[number, number]> {
-  for (;;) {
-    const a = await freePort();
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.createServer().once('error', () => resolve(false));
-      s.listen(a + 1, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (ok && a < 65535) return [a, a + 1];
-  }
 }

@@ -175,12 +175,18 @@ test('every container: read-only root, no capabilities, no new privileges, tmpfs
 
 test('the scale profile: two instances on one PostgreSQL and one S3 store, started only with --profile scale', (t) => {
   const c = composeConfig('OBSCURA_PG_PASSWORD=pg-secret\nOBSCURA_S3_ACCESS_KEY=obscura:app\nOBSCURA_S3_SECRET_KEY=s3-secret\n');
-  for (const name of ['app', 'postgres', 's3']) t.deepEqual(c.services[name].profiles, ['scale'], `${name} is in the scale profile only`);
-  const app = c.services.app;
-  t.is(app.scale, 2, 'two replicas');
+  for (const name of ['app1', 'app2', 'postgres', 's3']) t.deepEqual(c.services[name].profiles, ['scale'], `${name} is in the scale profile only`);
+  const [app, app2] = [c.services.app1, c.services.app2];
+  const { ports: ports1, ...rest1 } = app;
+  const { ports: ports2, ...rest2 } = app2;
+  t.deepEqual(rest1, rest2, 'two replicas of one service');
   t.deepEqual(app.depends_on, { postgres: { condition: 'service_healthy' }, s3: { condition: 'service_healthy' } });
   t.deepEqual(app.secrets, [{ source: 'obscura_master_key' }], 'every replica gets the same master key');
-  t.deepEqual(ports(app).map((p) => p.host_ip), ['127.0.0.1'], 'published on loopback only, for the balancer');
+  t.deepEqual([...ports(app), ...ports(app2)], [
+    { host_ip: '127.0.0.1', published: '8091', target: '8080' },
+    { host_ip: '127.0.0.1', published: '8092', target: '8080' },
+  ], 'a port each, on loopback only, for the balancer');
+  void ports1, ports2;
   // the service's own config loader accepts what compose gives the replicas
   const config = loadConfig(Object.fromEntries(Object.entries(app.environment).filter(([, v]) => v !== null)) as Record<string, string>);
   t.is(new URL(config.databaseUrl!).host, 'postgres:5432');
