@@ -6,7 +6,8 @@
 // - SQLite, every schema 1..9 and the 1..8+10 that main shipped for minutes: the old commit's own
 //   code (git archive of its src and test helpers, run on today's node_modules) starts its service
 //   and, through its own HTTP API, makes a verified account with a key, a second key it revokes,
-//   an upload session with a file waiting in it and, from schema 3 on, a finished convert job.
+//   an upload session with a file waiting in it, from schema 3 on a finished convert job, and from
+//   schema 5 on a web password.
 // - PostgreSQL, schemas 6..10 (the commits an operator could point at PostgreSQL with
 //   OBSCURA_DATABASE_URL): the same, with it set.
 // - PostgreSQL, schemas 1..5: no release ran PostgreSQL then. The database gets the first N of
@@ -25,6 +26,7 @@ import { copyToPostgres, RELEASES, writeWithRelease, type OldRows, type Release 
 import { startPostgres, type Postgres } from './helpers/postgres.ts';
 import { startService, tempDir, type RunningService } from './helpers/service.ts';
 import { test } from './helpers/test.ts';
+import { WebClient } from './helpers/web-client.ts';
 import type { ExecutionContext } from 'ava';
 
 const LATEST = Math.max(...sqliteMigrations.map((m) => m.version));
@@ -49,6 +51,15 @@ async function servesOldRows(t: ExecutionContext, svc: RunningService, old: OldR
   t.is(account.body.email?.toLowerCase(), old.email.toLowerCase(), 'the account shows its address');
   t.true(account.body.verified);
   t.is((await svc.api('GET', '/api/account', old.revoked)).status, 401, 'the key the old release revoked stays refused');
+
+  if (old.password) {
+    const person = new WebClient(svc.url.clearnet);
+    t.is((await person.signIn(old.email, old.password)).status, 303, 'the web password set by the old release signs in');
+    const page = await person.get('/account');
+    t.is(page.status, 200);
+    t.true(page.body.toLowerCase().includes(old.email.toLowerCase()), 'the account page shows the address');
+    t.is((await new WebClient(svc.url.clearnet).signIn(old.email, 'not the password at all')).status, 401);
+  }
 
   if (old.job) {
     const view = await svc.api('GET', `/api/convert/job/${old.job.uid}`, old.key);
@@ -203,13 +214,21 @@ async function upgradeAndCheck(t: ExecutionContext, release: Release, dataDir: s
   }
 }
 
+/** What each release could make: uploads from schema 2, jobs from 3, web passwords from 5. */
+function expectRows(t: ExecutionContext, release: Release, old: OldRows): void {
+  const n = release.schema.length;
+  t.is(Boolean(old.waiting), n >= 2, 'an upload waits');
+  t.is(Boolean(old.job), n >= 3, 'a job finished');
+  t.is(Boolean(old.password), n >= 5, 'a web password');
+}
+
 const label = (r: Release) => `schema ${r.schema.length === r.schema.at(-1) ? `1..${r.schema.at(-1)}` : r.schema.join(',')} (${r.commit}, ${r.note})`;
 
 for (const release of RELEASES) {
   test.serial(`SQLite: data written by the release with ${label(release)} survives the upgrade and serves`, async (t) => {
     const dataDir = tempDir();
     const old = await writeWithRelease(release.commit, { OBSCURA_DATA_DIR: dataDir });
-    if (release.schema.length >= 3) t.truthy(old.job, 'the old release finished a job');
+    expectRows(t, release, old);
     await upgradeAndCheck(t, release, dataDir, old);
   });
 }
@@ -227,7 +246,7 @@ for (const release of RELEASES) {
       await migrateFirst(url, release.schema.length);
       await copyToPostgres(path.join(dataDir, 'obscura.db'), url);
     }
-    if (release.schema.length >= 3) t.truthy(old.job, 'the old release finished a job');
+    expectRows(t, release, old);
     await upgradeAndCheck(t, release, dataDir, old, url);
   });
 }

@@ -1,6 +1,7 @@
 // Run as a child process by old-release.ts: fills a data folder (and a PostgreSQL database, when
 // OBSCURA_DATABASE_URL is set) the way an earlier commit's own code does, through that commit's
-// own test helper and HTTP API: an account with its key, a second key revoked, an upload session
+// own test helper and HTTP API: an account with its key (and its web password, from schema 5 on),
+// a second key revoked, an upload session
 // left with a file in it and, where the commit has jobs, a finished convert with its result.
 // argv: the old tree's folder, then the service's environment as JSON. Prints what it made as
 // one JSON line on stdout.
@@ -22,6 +23,12 @@ await svc.services.apiKeys.revoke(second.id);
 const revoked = second.key as string;
 
 const out: Record<string, unknown> = { email, key, revoked };
+// a web password, where the release had the web pages (schema 5 on)
+if (svc.services.selfService?.setPassword) {
+  const password = 'an old and private passphrase, kept across releases';
+  await svc.services.selfService.setPassword(await svc.services.apiKeys.authenticate(key), password);
+  out.password = password;
+}
 // the first releases' helper had no api(): the same request by hand
 const api = async (method: string, route: string, k: string, body?: unknown): Promise<{ status: number; body: any }> => {
   if (svc.api) return svc.api(method, route, k, body);

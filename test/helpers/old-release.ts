@@ -47,6 +47,7 @@ export interface OldRows {
   email: string;
   key: string;
   revoked: string;
+  password?: string;
   waiting?: { uid: string; name: string; size: number };
   job?: { uid: string; job_uid: string; files: { download_path: string; mime_type: string; size: number; sha256: string }[] };
 }
