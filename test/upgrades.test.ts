@@ -15,6 +15,7 @@
 //   by SQL, with the blob folder as the old code left it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
@@ -22,6 +23,7 @@ import { migrations as pgMigrations } from '../src/store/postgres/migrations.ts'
 import { migrate as migratePostgres } from '../src/store/postgres/db.ts';
 import { migrate as migrateSqlite } from '../src/store/sqlite/db.ts';
 import { migrations as sqliteMigrations } from '../src/store/sqlite/migrations.ts';
+import { filesContaining } from './helpers/files.ts';
 import { copyToPostgres, RELEASES, writeWithRelease, type OldRows, type Release } from './helpers/old-release.ts';
 import { startPostgres, type Postgres } from './helpers/postgres.ts';
 import { startService, tempDir, type RunningService } from './helpers/service.ts';
@@ -165,6 +167,11 @@ async function upgradeAndCheck(t: ExecutionContext, release: Release, dataDir: s
     `the old release left schema ${release.schema.join(',')}`,
   );
 
+  const spellings = [old.email, old.email.toLowerCase()];
+  if (!url && !release.schema.includes(10)) {
+    t.true(spellings.some((e) => filesContaining(dataDir, e).length > 0), 'the old release kept the address in the clear');
+  }
+
   let svc = await startService(env);
   try {
     await servesOldRows(t, svc, old);
@@ -172,6 +179,9 @@ async function upgradeAndCheck(t: ExecutionContext, release: Release, dataDir: s
     await svc.close();
   }
   const applied = await versionsIn(engine);
+  // the addresses the old release kept in the clear are sealed now, and gone from the files
+  // (README, threat 3: a seized disk); the blobs were always ciphertext
+  for (const spelling of spellings) t.deepEqual(filesContaining(dataDir, spelling), [], `"${spelling}" on disk after the upgrade`);
   t.deepEqual(
     applied.map((r) => r.version),
     sqliteMigrations.map((m) => m.version),
@@ -245,6 +255,8 @@ for (const release of RELEASES) {
       old = await writeWithRelease(release.commit, { OBSCURA_DATA_DIR: dataDir });
       await migrateFirst(url, release.schema.length);
       await copyToPostgres(path.join(dataDir, 'obscura.db'), url);
+      // the rows live in PostgreSQL now; the data folder keeps the blobs and the master key
+      for (const f of ['obscura.db', 'obscura.db-wal', 'obscura.db-shm']) rmSync(path.join(dataDir, f), { force: true });
     }
     expectRows(t, release, old);
     await upgradeAndCheck(t, release, dataDir, old, url);
