@@ -31,6 +31,7 @@ import { WorkerPool } from './queue/worker-pool.ts';
 import type { BlobStore } from './domain/ports.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey, MasterKeyError, otherMasterKey } from './store/master-key.ts';
+import { NewerSchemaError } from './store/schema-version.ts';
 import { AccountAddresses } from './store/account-addresses.ts';
 import type { Repositories } from './domain/ports.ts';
 import { ScratchFolders } from './store/scratch.ts';
@@ -101,7 +102,7 @@ export async function createServices(config: Config, opts: ServicesOptions = {})
   // The key first: a start that cannot have it leaves nothing behind in the data folder.
   const { key: masterKey, created } = loadMasterKey(config);
   const engine = await openEngine(config, log, masterKey).catch((err: unknown) => {
-    throw err instanceof MasterKeyError ? new ConfigError(err.message) : err;
+    throw err instanceof MasterKeyError || err instanceof NewerSchemaError ? new ConfigError(err.message) : err;
   });
   const { repos, locker } = engine;
   await checkMasterKey(repos, masterKey, engine);

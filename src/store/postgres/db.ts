@@ -4,6 +4,7 @@ import pg from 'pg';
 import { DuplicateError } from '../../domain/ports.ts';
 import { AccountAddresses } from '../account-addresses.ts';
 import { otherMasterKey, type MasterKey } from '../master-key.ts';
+import { refuseNewerSchema } from '../schema-version.ts';
 import { migrations } from './migrations.ts';
 
 export interface PgDb {
@@ -48,13 +49,15 @@ export async function openPostgres(url: string, options: { max?: number; masterK
 
 /**
  * Applies the numbered migrations not yet applied, in one transaction under an advisory lock:
- * instances starting at once wait for the first, then find nothing left to do.
+ * instances starting at once wait for the first, then find nothing left to do. A database from
+ * a newer release is refused.
  */
 export async function migrate(pool: pg.Pool, masterKey?: MasterKey): Promise<number> {
   return tx(pool, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(hashtext('obscura:schema_migrations'))");
     await c.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
     const done = new Set((await c.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    refuseNewerSchema(done, migrations);
     let applied = 0;
     for (const m of migrations) {
       if (done.has(m.version)) continue;

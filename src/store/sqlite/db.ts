@@ -5,6 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { DuplicateError } from '../../domain/ports.ts';
 import { AccountAddresses } from '../account-addresses.ts';
 import { otherMasterKey, type MasterKey } from '../master-key.ts';
+import { refuseNewerSchema } from '../schema-version.ts';
 import { migrations } from './migrations.ts';
 
 export type Db = DatabaseSync;
@@ -18,16 +19,22 @@ export function openDb(file: string, opts: { masterKey?: MasterKey } = {}): Db {
   db.exec('PRAGMA foreign_keys = ON');
   db.exec('PRAGMA secure_delete = ON'); // deleted wrapped keys are overwritten, not just unlinked
   db.exec('PRAGMA busy_timeout = 5000');
-  migrate(db, opts.masterKey);
+  try {
+    migrate(db, opts.masterKey);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
-/** Applies the numbered migrations not yet applied, each in its own transaction. */
+/** Applies the numbered migrations not yet applied, each in its own transaction; refuses a database from a newer release. */
 export function migrate(db: Db, masterKey?: MasterKey): number {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
   const done = new Set(
     (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
   );
+  refuseNewerSchema(done, migrations);
   let applied = 0;
   for (const m of migrations) {
     if (done.has(m.version)) continue;
