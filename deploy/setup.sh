@@ -23,7 +23,7 @@ NPM_VERSION="11.19.1"
 TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time util-linux)  # util-linux: prlimit, the media tools' memory limit
 TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl
-  podman runc catatonit mmdebstrap)  # the last four: test/containers.test.ts builds and runs the images
+  podman runc catatonit golang-github-containernetworking-plugin-dnsname mmdebstrap)  # the last five: test/containers.test.ts builds and runs the images (dnsname: containers find each other by service name)
 BENCH_PACKAGES=(stegosuite outguess)  # bench/accuracy/stego-makers.ts (steghide is above: the hide bench and the makers)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 [[ "${1:-}" == "--bench" ]] && DEBIAN_PACKAGES+=("${BENCH_PACKAGES[@]}")

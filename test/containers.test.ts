@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { build, compose, dockerApi, engineMissing, healthy, ROOT, sh } from './helpers/containers.ts';
+import { build, compose, dockerApi, down, engineMissing, healthy, ROOT, sh } from './helpers/containers.ts';
 import type { RunningService } from './helpers/service.ts';
 import { tempDir } from './helpers/service.ts';
 import { finishJob, revealFile } from './helpers/stego-jobs.ts';
@@ -47,6 +47,7 @@ if (missing) {
     // a run left by an interrupted test: this storage is the tests' own, nothing else is in it
     await sh('podman', ['rm', '-af', '-t', '0']);
     await sh('podman', ['volume', 'rm', '-af']);
+    await sh('podman', ['network', 'prune', '-f']);
     for (const [service, file] of IMAGES) await build(`${PROJECT}_${service}`, file);
     t.log(`images built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     stopApi = await dockerApi();
@@ -64,7 +65,8 @@ if (missing) {
   });
 
   test.after.always(async () => {
-    await compose(dir, '--profile', 'scale', 'down', '-v', '-t', '5').catch(() => undefined);
+    await down(dir, '--profile', 'scale').catch(() => undefined);
+    await sh('podman', ['volume', 'rm', '-af']).catch(() => undefined);
     await stopApi();
   });
 
@@ -108,7 +110,7 @@ if (missing) {
 
     // the stack restarted, now with the metrics override: the account, the key, the results and
     // the onion address are still there, and Prometheus' text is on the host's loopback
-    await compose(dir, 'down', '-t', '30');
+    await down(dir);
     await compose(dir, '-f', 'docker-compose.yml', '-f', 'deploy/docker/metrics.yml', 'up', '-d', '--no-build');
     await healthy(dir, 'obscura');
     await healthy(dir, 'tor');
@@ -130,7 +132,17 @@ if (missing) {
     await sh('podman', ['cp', `${running}:/var/lib/obscura-backups/${day}`, path.join(dir, 'backups')]);
     const manifest = JSON.parse(readFileSync(path.join(dir, 'backups/MANIFEST.json'), 'utf8'));
     t.true(manifest.counts.accounts >= 1 && manifest.counts.jobs >= 3, JSON.stringify(manifest.counts));
-    await compose(dir, 'down', '-t', '30');
+    await down(dir);
+  });
+
+  test.serial('the build context holds only what the images copy (.dockerignore): no node_modules, .tools, data, secrets, tests or caches', async (t) => {
+    // the engine's own reading of .dockerignore: a build that copies the whole context
+    const dockerfile = path.join(tempDir('obscura-context-'), 'Dockerfile');
+    writeFileSync(dockerfile, 'FROM docker.io/library/debian:bookworm-slim\nCOPY . /context\nRUN find /context -mindepth 1 -maxdepth 1 -printf "%f\\n" | sort > /context.list\n');
+    await sh('podman', ['build', '--quiet', '--pull=never', '--network', 'none', '-f', dockerfile, '-t', 'obscura-context-check', '.']);
+    const listed = (await sh('podman', ['run', '--rm', '--network', 'none', 'obscura-context-check', 'cat', '/context.list'])).stdout.trim().split('\n');
+    await sh('podman', ['rmi', '-f', 'obscura-context-check']);
+    t.deepEqual(listed, ['.npmrc', 'bin', 'deploy', 'package-lock.json', 'package.json', 'src']);
   });
 
   test.serial('the scale profile: PostgreSQL, the Swift store and two replicas; a job started on one is read on the other', async (t) => {

@@ -124,6 +124,20 @@ export function compose(dir: string, ...args: string[]) {
   return sh('docker-compose', args, { cwd: dir });
 }
 
+/**
+ * `docker-compose down`. On podman it may need a second run: docker-compose removes the
+ * containers all at once, and podman removes the service's only after tor's and i2pd's, which
+ * live in its network namespace (README "Containers" says so).
+ */
+export async function down(dir: string, ...args: string[]) {
+  try {
+    return await compose(dir, ...args, 'down', '-t', '30');
+  } catch (err) {
+    if (!/dependent containers/.test((err as Error).message)) throw err;
+    return compose(dir, ...args, 'down', '-t', '30');
+  }
+}
+
 /** Waits until the container of `service` reports healthy (the healthcheck drive above runs its check). */
 export async function healthy(dir: string, service: string, timeoutMs = 180_000): Promise<void> {
   const end = Date.now() + timeoutMs;
