@@ -5,7 +5,7 @@
 // are skipped. The engine's storage (base image, layers) is kept in ~/.cache/obscura-tests.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { build, compose, dockerApi, down, engineMissing, healthy, ROOT, sh } from './helpers/containers.ts';
@@ -70,7 +70,7 @@ if (missing) {
     await stopApi();
   });
 
-  test.serial('the default stack: built, healthy, a key made in the container, a convert and a hide/reveal through the published port, hardened', async (t) => {
+  test.serial('the default stack: built, healthy, a key made in the container, a convert and a hide/reveal through the published port, hardened; restarted with its origins and metrics, backed up and restored', async (t) => {
     t.timeout(15 * 60_000);
     await compose(dir, 'up', '-d', '--no-build');
     await healthy(dir, 'obscura');
@@ -79,7 +79,8 @@ if (missing) {
     const logs = (await compose(dir, 'logs', '--no-color', 'tor', 'i2pd')).stdout;
     const onion = /OBSCURA_ONION_ORIGIN=(http:\/\/[a-z2-7]{56}\.onion)/.exec(logs)?.[1];
     t.truthy(onion, `the tor container prints its onion origin:\n${logs.slice(-2000)}`);
-    t.regex(logs, /OBSCURA_I2P_ORIGIN=http:\/\/[a-z2-7]{52}\.b32\.i2p/);
+    const i2p = /OBSCURA_I2P_ORIGIN=(http:\/\/[a-z2-7]{52}\.b32\.i2p)/.exec(logs)?.[1];
+    t.truthy(i2p, 'the i2pd container prints its I2P origin');
 
     // the admin CLI inside the container, as the README says; the key alone on stdout
     await compose(dir, 'exec', '-T', 'obscura', ...CLI, 'account', 'create', EMAIL, '--verified');
@@ -108,8 +109,10 @@ if (missing) {
     const write = await compose(dir, 'exec', '-T', 'obscura', 'sh', '-c', 'touch /opt/obscura/src/x 2>&1; echo "exit $?"');
     t.regex(write.stdout, /Read-only file system[\s\S]*exit 1/);
 
-    // the stack restarted, now with the metrics override: the account, the key, the results and
-    // the onion address are still there, and Prometheus' text is on the host's loopback
+    // the stack restarted with the two origins added to .env, and the metrics override: the
+    // account, the key, the results and the onion address are still there, the service hands
+    // out the onion origin, and Prometheus' text is on the host's loopback
+    appendFileSync(path.join(dir, '.env'), `OBSCURA_ONION_ORIGIN=${onion}\nOBSCURA_I2P_ORIGIN=${i2p}\n`);
     await down(dir);
     await compose(dir, '-f', 'docker-compose.yml', '-f', 'deploy/docker/metrics.yml', 'up', '-d', '--no-build');
     await healthy(dir, 'obscura');
@@ -119,6 +122,7 @@ if (missing) {
     t.true((await download(svc, key, hidden.url)).equals(hidden.bytes), 'the hidden file is still there');
     const again = (await compose(dir, 'logs', '--no-color', 'tor')).stdout;
     t.true(again.includes(`OBSCURA_ONION_ORIGIN=${onion}`), 'the same onion address after the restart');
+    t.true((await compose(dir, 'logs', '--no-color', 'obscura')).stdout.includes(onion!), "the service's banner names its onion origin");
     t.regex((await compose(dir, 'exec', '-T', 'obscura', ...CLI, 'account', 'show', EMAIL)).stdout, /verified, active/);
     const metrics = await (await fetch(`http://127.0.0.1:${env.get('OBSCURA_METRICS_PORT')}/metrics`)).text();
     t.regex(metrics, /^obscura_http_requests_total\{listener="clearnet",method="GET",route="\/api\/account",status="200"\} 1$/m);
@@ -132,6 +136,15 @@ if (missing) {
     await sh('podman', ['cp', `${running}:/var/lib/obscura-backups/${day}`, path.join(dir, 'backups')]);
     const manifest = JSON.parse(readFileSync(path.join(dir, 'backups/MANIFEST.json'), 'utf8'));
     t.true(manifest.counts.accounts >= 1 && manifest.counts.jobs >= 3, JSON.stringify(manifest.counts));
+
+    // the restore the README gives: the stack down, the data volume removed, restore, up
+    await down(dir);
+    await sh('podman', ['volume', 'rm', 'obscura-data']);
+    await compose(dir, 'run', '--rm', '--no-deps', '-T', 'obscura', ...CLI, 'restore', `/var/lib/obscura-backups/${day}`);
+    await compose(dir, 'up', '-d', '--no-build');
+    await healthy(dir, 'obscura');
+    t.is((await svc.api('GET', '/api/account', key)).status, 200, 'the key works on the restored data');
+    t.true((await download(svc, key, converted.url)).equals(converted.bytes), 'the convert result is restored');
     await down(dir);
   });
 
