@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { appendFileSync, chownSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { callApi } from './helpers/api-client.ts';
 import { build, compose, dockerApi, down, engineMissing, healthy, ROOT, sh } from './helpers/containers.ts';
 import type { RunningService } from './helpers/service.ts';
 import { tempDir } from './helpers/service.ts';
@@ -192,24 +193,7 @@ if (missing) {
 
 /** The small client the API helpers take, aimed at a published port. */
 function client(origin: string): RunningService {
-  return {
-    url: { clearnet: origin },
-    async api(method: string, p: string, key: string, body?: unknown) {
-      const res = await fetch(`${origin}${p}`, {
-        method,
-        headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, headers: res.headers, body: parsed };
-    },
-  } as unknown as RunningService;
+  return { url: { clearnet: origin }, api: (method: string, p: string, key: string, body?: unknown) => callApi(origin, method, p, key, body) } as unknown as RunningService;
 }
 
 /** Downloads through this client's origin, whichever origin the URL was handed out for. */

@@ -65,7 +65,13 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
     waitMs: headersTimeout,
     log: opts.log,
   });
-  if (addr.kind === 'unix') await clearStaleSocket(network, addr.path);
+  const address = await bind(server, addr, network);
+  return { network, server, address, gate };
+}
+
+/** Binds `server` to a TCP address or a unix socket (mode 0660, a stale file cleared first); where it listens, as the banner prints it. */
+export async function bind(server: http.Server, addr: Exclude<ListenAddress, { kind: 'off' }>, name: Network | 'metrics'): Promise<string> {
+  if (addr.kind === 'unix') await clearStaleSocket(name, addr.path);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     if (addr.kind === 'unix') {
@@ -78,8 +84,7 @@ export async function listen(network: Network, addr: ListenAddress, app: Koa<App
     }
   });
   const a = server.address();
-  const address = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : '?';
-  return { network, server, address, gate };
+  return typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : '?';
 }
 
 export class ListenError extends Error {}

@@ -1,11 +1,10 @@
 // The operator's listener: GET /metrics in Prometheus' text format, nothing else. It is apart
 // from the three networks' listeners so that no visitor reaches it (config.ts keeps it on
 // loopback unless the operator allows more) and a scrape never waits behind their limits.
-import { chmodSync } from 'node:fs';
 import http from 'node:http';
 import type { ListenAddress } from '../config.ts';
 import type { Metrics } from '../metrics.ts';
-import { clearStaleSocket } from './listeners.ts';
+import { bind } from './listeners.ts';
 
 export interface MetricsListener {
   server: http.Server;
@@ -34,18 +33,7 @@ export async function listenMetrics(addr: ListenAddress, metrics: Metrics): Prom
       () => answer(res, 500, 'internal_error', 'The metrics could not be collected.'),
     );
   });
-  if (addr.kind === 'unix') await clearStaleSocket('metrics', addr.path);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    if (addr.kind === 'unix') {
-      server.listen(addr.path, () => {
-        chmodSync(addr.path, 0o660);
-        resolve();
-      });
-    } else server.listen({ host: addr.host, port: addr.port, exclusive: true }, () => resolve());
-  });
-  const a = server.address();
-  const address = typeof a === 'string' ? `unix:${a}` : a ? `${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}` : '?';
+  const address = await bind(server, addr, 'metrics');
   return {
     server,
     address,

@@ -9,6 +9,7 @@ import { createApp } from '../../src/http/app.ts';
 import { closeListener, listen, listenOptions, type Listener } from '../../src/http/listeners.ts';
 import { listenMetrics, type MetricsListener } from '../../src/http/metrics-listener.ts';
 import { createServices, type Services } from '../../src/services.ts';
+import { callApi } from './api-client.ts';
 import { filesContaining } from './files.ts';
 import { MARKER } from './payload.ts';
 
@@ -85,20 +86,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Ru
       await services.accounts.create(email, { verified: true });
       return { email, key: (await services.apiKeys.issue(email)).key };
     },
-    async api(method, path, key, body, network = 'clearnet') {
-      const res = await fetch(`${url[network]}${path}`, {
-        method,
-        headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, headers: res.headers, body: parsed };
+    api(method, path, key, body, network = 'clearnet') {
+      return callApi(url[network], method, path, key, body);
     },
     async close() {
       await Promise.all([...listeners.map(closeListener), metrics?.close()]);
