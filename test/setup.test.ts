@@ -38,7 +38,7 @@ test('npm run in this project prints no npm warning or notice of its own', (t) =
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: tempDir('obscura-npm-home-'), OBSCURA_DATA_DIR: tempDir(), OBSCURA_MASTER_KEY: randomBytes(32).toString('base64') };
   // what an npm that started this test run exports (npm_config_userconfig, ...) stays out
   for (const k of Object.keys(env)) if (/^npm_/i.test(k)) delete env[k];
-  const r = spawnSync('npm', ['run', 'cli', '--', 'maintenance', 'status'], { env, encoding: 'utf8' });
+  const r = spawnSync('npm', ['run', 'cli', '--', 'maintenance', 'status', '--init'], { env, encoding: 'utf8' });
   t.is(r.status, 0, r.stderr);
   t.is(r.stdout.trim().split('\n').pop(), 'maintenance off');
   t.notRegex(r.stderr, /npm (warn|notice|WARN)/, r.stderr);
