@@ -1,7 +1,7 @@
 // What `node src/main.ts` prints once it is up, read as a newcomer reads it: which address a
 // person opens, which ones are for tor and i2pd only (and that the onion one really refuses a
 // browser), the public .onion and .b32.i2p addresses once set, and how to get a key.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { test } from './helpers/test.ts';
 import { exited, freePort } from './helpers/child.ts';
 import { tempDir } from './helpers/service.ts';
@@ -10,12 +10,13 @@ const ONION = `http://${'obscura2x'.padEnd(56, 'q')}.onion`;
 const I2P = `http://${'obscura7i'.padEnd(52, 'a')}.b32.i2p`;
 
 /** Starts the real service with all three listeners on free loopback ports; resolves with its banner. */
-async function start(env: Record<string, string>): Promise<{ child: ChildProcess; banner: string; ports: Record<string, number> }> {
+async function start(env: Record<string, string>): Promise<{ child: ChildProcess; banner: string; ports: Record<string, number>; dataDir: string }> {
   const ports = { clearnet: await freePort(), onion: await freePort(), i2p: await freePort() };
+  const dataDir = tempDir();
   const child = spawn(process.execPath, ['--import', './test/helpers/no-egress.ts', 'src/main.ts'], {
     env: {
       ...process.env,
-      OBSCURA_DATA_DIR: tempDir(),
+      OBSCURA_DATA_DIR: dataDir,
       OBSCURA_CLEARNET_LISTEN: `127.0.0.1:${ports.clearnet}`,
       OBSCURA_ONION_LISTEN: `127.0.0.1:${ports.onion}`,
       OBSCURA_I2P_LISTEN: `127.0.0.1:${ports.i2p}`,
@@ -33,7 +34,7 @@ async function start(env: Record<string, string>): Promise<{ child: ChildProcess
     });
     child.on('exit', (code) => reject(new Error(`the service exited ${code} before its banner: ${out}`)));
   });
-  return { child, banner, ports };
+  return { child, banner, ports, dataDir };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -51,9 +52,17 @@ function block(banner: string, network: string): string {
   return [lines[at], ...rest.slice(0, end < 0 ? rest.length : end)].join('\n');
 }
 
-test('the banner: the onion and I2P listeners are for tor and i2pd only, not URLs to open; until their origins are set it says how to set them; and how to get a key', async (t) => {
+/** The shell commands of the banner's "a key:" and "then:" lines, as a person copies them. */
+function keyCommands(banner: string): string[] {
+  const lines = banner.split('\n');
+  const from = lines.findIndex((l) => l.startsWith('  a key:'));
+  const to = lines.findIndex((l) => l.startsWith('  then:'));
+  return lines.slice(from, to + 1).map((l) => l.slice(11).replace(/ {3}\(README.*$/, ''));
+}
+
+test('the banner: the onion and I2P listeners are for tor and i2pd only, not URLs to open; until their origins are set it says how to set them; and how to get a key, in commands that work as printed', async (t) => {
   t.timeout(120_000);
-  const { child, banner, ports } = await start({});
+  const { child, banner, ports, dataDir } = await start({});
   t.teardown(() => child.kill('SIGKILL'));
 
   t.regex(lineOf(banner, 'clearnet'), new RegExp(`listening on 127\\.0\\.0\\.1:${ports.clearnet} +serves http://127\\.0\\.0\\.1:${ports.clearnet}$`), 'the clearnet URL is the one to open');
@@ -65,7 +74,15 @@ test('the banner: the onion and I2P listeners are for tor and i2pd only, not URL
   t.regex(i2p, new RegExp(`listening on 127\\.0\\.0\\.1:${ports.i2p} +for i2pd only: i2pd's server tunnel forwards to it`));
   t.notRegex(i2p, /serves|http:\/\/127/);
   t.regex(i2p, /no public address yet: set OBSCURA_I2P_ORIGIN to the \.b32\.i2p address deploy\/i2p\/run\.sh prints/);
-  t.regex(banner, /a key: +npm run cli -- account create you@example\.org --verified\n +npm run cli -- key create you@example\.org/);
+  // the key commands, copied from the banner into a shell in the checkout, give a key that works
+  const commands = keyCommands(banner);
+  t.deepEqual(commands, [
+    'bin/obscura account create you@example.org --verified',
+    'KEY=$(bin/obscura key create you@example.org)',
+    `curl -H "X-Api-Key: $KEY" http://127.0.0.1:${ports.clearnet}/api/account`,
+  ]);
+  const account = execFileSync('bash', ['-ec', commands.join('\n')], { env: { ...process.env, OBSCURA_DATA_DIR: dataDir }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  t.like(JSON.parse(account.trim().split('\n').pop()!), { email: 'you@example.org', verified: true, active: true }, account);
   t.regex(banner, /open http:\/\/127\.0\.0\.1:\d+\/ in a browser \(or the onion in Tor Browser\)/);
 
   // what the banner says is true: a browser pointed at the onion listener is refused
