@@ -2,10 +2,11 @@
 // simply does not carry (GPS position, camera make, C2PA signer) reads "not present", and only a
 // check that could not run reads "no answer"; tips name the forms' own labels, never the API's
 // syntax. The API's report is unchanged: null there, and its own words in the tips.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from './helpers/test.ts';
-import { startService, type RunningService } from './helpers/service.ts';
+import { startService, tempDir, type RunningService } from './helpers/service.ts';
 import { WebClient } from './helpers/web-client.ts';
 
 const PASSWORD = 'a long enough password';
@@ -14,6 +15,15 @@ const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'f
 // so the LSB steganalysis cannot run on it. secret-small.png: two lines of text.
 const PHOTO = 'photo-mountain.jpg';
 const TEXT_PNG = 'secret-small.png';
+const GPS_PHOTO = 'located.jpg';
+
+/** The mountain photo with a GPS position and a camera make written in. */
+function locatedPhoto(): Buffer {
+  const file = path.join(tempDir(), GPS_PHOTO);
+  copyFileSync(path.join(import.meta.dirname, 'fixtures', PHOTO), file);
+  execFileSync('exiftool', ['-q', '-overwrite_original', '-GPSLatitude=46.5197', '-GPSLatitudeRef=N', '-GPSLongitude=6.6323', '-GPSLongitudeRef=E', '-Make=Canon', file]);
+  return readFileSync(file);
+}
 
 async function person(svc: RunningService) {
   const { email, key } = await svc.account();
@@ -49,11 +59,14 @@ function check(report: string, title: string): string {
 }
 
 /** Sends the analyse form with these files and fields, as a browser does; returns the finished report page and the job's id. */
-async function analyse(web: WebClient, files: string[], fields: Record<string, string>): Promise<{ page: string; jobId: string }> {
+async function analyse(web: WebClient, files: (string | [string, Buffer])[], fields: Record<string, string>): Promise<{ page: string; jobId: string }> {
   await web.get('/analyse');
   const form = new FormData();
   form.append('csrf', web.csrf);
-  for (const name of files) form.append('files', new Blob([fixture(name)]), name);
+  for (const f of files) {
+    const [name, bytes] = typeof f === 'string' ? [f, fixture(f)] : f;
+    form.append('files', new Blob([bytes]), name);
+  }
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   const started = await web.postMultipart('/analyse', form);
   if (started.status !== 303) throw new Error(`analyse form ${started.status}: ${started.body.slice(0, 300)}`);
@@ -66,7 +79,7 @@ async function analyse(web: WebClient, files: string[], fields: Record<string, s
   throw new Error('the analysis did not finish');
 }
 
-test('the report page: absent metadata reads "not present", a check that could not run "no answer"; tips in the words of the forms; the API report unchanged', async (t) => {
+test('the report page: absent metadata reads "not present", a check that could not run "no answer", a GPS position is shown; tips in the words of the forms; the API report unchanged', async (t) => {
   t.timeout(120_000);
   const svc = await startService();
   t.teardown(() => svc.close());
@@ -76,7 +89,7 @@ test('the report page: absent metadata reads "not present", a check that could n
   const convertForm = seen((await web.get('/convert')).body);
   t.regex(convertForm, /Redact before converting Faces Text/);
 
-  const { page, jobId } = await analyse(web, [PHOTO, TEXT_PNG], { forensic_depth: 'standard', face_sensitivity: 'medium', face_detection: 'true', text_detection: 'true', tips: 'true' });
+  const { page, jobId } = await analyse(web, [PHOTO, TEXT_PNG, [GPS_PHOTO, locatedPhoto()]], { forensic_depth: 'standard', face_sensitivity: 'medium', face_detection: 'true', text_detection: 'true', tips: 'true' });
   const photo = fileReport(page, PHOTO);
   t.true(seen(photo).includes('“No answer”: the check could not run on this file (or does not apply to it), so it says nothing either way. “Not present”: the check ran and the file does not carry this detail.'), 'the page says what the two mean');
 
@@ -94,6 +107,11 @@ test('the report page: absent metadata reads "not present", a check that could n
   }
   // a check that could not run still reads "no answer" (LSB steganalysis on a lossy JPEG)
   t.true(seen(check(photo, 'Hidden content (steganography)')).includes('No answer — this check could not run or did not apply; it is not a clean result.'));
+
+  // what the file does carry is shown: where it was taken, and with what
+  const located = fileReport(page, GPS_PHOTO);
+  t.true(seen(check(located, 'Identifying metadata')).includes('GPS position 46.5197, 6.6323'), seen(check(located, 'Identifying metadata')));
+  t.true(seen(check(located, 'Camera and encoder fingerprint')).includes('Make Canon'));
 
   // tips in the words of the forms, linking to the form
   t.true(seen(photo).includes('Tip: Faces identify people: use the Convert page with “Faces” ticked under “Redact before converting” to blur them before sharing.'), seen(photo));
