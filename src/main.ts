@@ -4,6 +4,7 @@ import { createApp } from './http/app.ts';
 import { closeListener, listen, ListenError, listenOptions, type Listener } from './http/listeners.ts';
 import { listenMetrics, type MetricsListener } from './http/metrics-listener.ts';
 import { createServices } from './services.ts';
+import { startBanner } from './start-banner.ts';
 
 /** A write to the blob store unfinished after a day was left by an instance that died: a slow upload over Tor takes hours, not days. */
 const UNFINISHED_WRITE_LIFE = 24 * 3_600_000;
@@ -54,25 +55,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const hint: Record<string, string> = {
-    onion: '  (set OBSCURA_ONION_ORIGIN to what deploy/tor/run.sh prints)',
-    i2p: '  (set OBSCURA_I2P_ORIGIN to what deploy/i2p/run.sh prints)',
-  };
-  const lines = listeners.map(
-    (l) =>
-      `  ${l.network.padEnd(8)} listening on ${l.address.padEnd(22)} serves ${config.origin[l.network]}` +
-      (config.originSet[l.network] ? '' : (hint[l.network] ?? '')),
-  );
-  if (metrics) lines.push(`  metrics  listening on ${metrics.address.padEnd(22)} serves GET /metrics (Prometheus)`);
-  process.stdout.write(
-    `obscura ${config.version} is up\n${lines.join('\n')}\n` +
-      `  health:  curl ${config.origin.clearnet}/api/status\n` +
-      `  a key:   npm run cli -- account create you@example.org --verified\n` +
-      `           npm run cli -- key create you@example.org\n` +
-      `  then:    curl -H "X-Api-Key: <key>" ...   (README.md has the API at a glance)\n` +
-      `  pages:   open ${config.origin.clearnet}/ in a browser (or the onion in Tor Browser) and sign in with the key;\n` +
-      `           ${services.selfService.signUpOpen ? 'people can also sign up (mail goes through OBSCURA_SMTP_URL)' : 'sign-up is closed until OBSCURA_SMTP_URL names a mail relay'}\n`,
-  );
+  process.stdout.write(startBanner({ config, listeners, metricsAddress: metrics?.address, signUpOpen: services.selfService.signUpOpen }));
   log.info({ listeners: [...listeners.map((l) => l.network), ...(metrics ? ['metrics'] : [])] }, 'started');
 
   // expired uploads and results are destroyed within the sweep interval even if nobody asks for them

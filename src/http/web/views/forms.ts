@@ -21,6 +21,16 @@ type Option = readonly [value: string, label: string];
 
 const EXPIRIES = ['1h', '6h', '1d', '3d', '7d'];
 
+/** Labels other pages name when they tell a person what to tick (the report's tips). */
+export const LABELS = {
+  convertPage: 'Convert',
+  redactLegend: 'Redact before converting',
+  redactFaces: 'Faces',
+  redactText: 'Text',
+  findFaces: 'Find faces',
+  findText: 'Find readable text',
+} as const;
+
 function all(values: Values, name: string): string[] {
   const v = values[name];
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
@@ -125,8 +135,8 @@ ${select('forensic-depth', 'forensic_depth', 'Forensic depth', [['standard', 'St
 ${select('face-sensitivity', 'face_sensitivity', 'Face sensitivity', [['low', 'Low'], ['medium', 'Medium'], ['high', 'High (finds fainter faces)']], one(values, 'face_sensitivity') || 'medium')}
 <fieldset>
 <legend>Checks and explanations</legend>
-${checkbox('face-detection', 'face_detection', 'true', 'Find faces', on('face_detection'))}
-${checkbox('text-detection', 'text_detection', 'true', 'Find readable text', on('text_detection'))}
+${checkbox('face-detection', 'face_detection', 'true', LABELS.findFaces, on('face_detection'))}
+${checkbox('text-detection', 'text_detection', 'true', LABELS.findText, on('text_detection'))}
 ${checkbox('tips', 'tips', 'true', 'Add a tip to each finding', on('tips'))}
 <p class="hint">An unticked box is not sent at all, and the server treats an absent box as “no”: a check left unticked is not run, and its count shows as “no answer”.</p>
 </fieldset>
@@ -149,9 +159,9 @@ ${checkbox('upscale', 'upscale', 'true', 'Enlarge smaller pictures to the size',
 ${checkbox('lossless', 'lossless', 'true', 'Lossless, where the format allows it', one(values, 'lossless') === 'true')}
 </fieldset>
 <fieldset>
-<legend>Redact before converting</legend>
-${checkbox('redact-faces', 'redact', 'faces', 'Faces', redact.includes('faces'))}
-${checkbox('redact-text', 'redact', 'text', 'Text', redact.includes('text'))}
+<legend>${LABELS.redactLegend}</legend>
+${checkbox('redact-faces', 'redact', 'faces', LABELS.redactFaces, redact.includes('faces'))}
+${checkbox('redact-text', 'redact', 'text', LABELS.redactText, redact.includes('text'))}
 ${select('redact-style', 'redact_style', 'Redaction style', [['blur', 'Blur (default)'], ['fill', 'Solid black boxes']], one(values, 'redact_style') || 'blur')}
 </fieldset>
 ${expiryField(values, l.expiryMax)}`;

@@ -1,6 +1,9 @@
 // The analyse report. A check that gave no answer is never shown as clean: null stays
-// "no answer", in its own style, everywhere.
+// "no answer", in its own style, everywhere, except a field of an answered check that is null
+// because the file does not carry it (no GPS position, no signer): that reads "not present".
+import { nullMeaning, type NullMeaning } from '../../../media/analyse/null-fields.ts';
 import { html, type Html } from '../html.ts';
+import { inFormWords } from './form-words.ts';
 import { jobSummary, type JobInfo } from './job.ts';
 import { humanBytes, words } from './parts.ts';
 
@@ -57,7 +60,14 @@ const ASSET_WORDS: Record<string, string> = {
   faces: 'Faces found, boxed',
 };
 
+const FIELD_WORDS: Record<string, string> = { gps: 'GPS position', highest: 'Most serious exposure' };
+
 const NO_ANSWER_TEXT = 'No answer — this check could not run or did not apply; it is not a clean result.';
+
+/** What the two kinds of empty mean, once above the checks. */
+const EMPTY_WORDS = '“No answer”: the check could not run on this file (or does not apply to it), so it says nothing either way. “Not present”: the check ran and the file does not carry this detail.';
+
+const NULL_WORDS: Record<NullMeaning, string> = { absent: 'not present', none: 'none', not_applicable: 'does not apply', unrecognised: 'not recognised' };
 
 function noAnswer(text = 'no answer'): Html {
   return html`<span class="no-answer">${text}</span>`;
@@ -73,6 +83,7 @@ function count(v: number | null | undefined): Html | string {
 
 function scalar(v: unknown): Html | string | null {
   if (v === null) return noAnswer();
+  if (isPosition(v)) return `${v.latitude}, ${v.longitude}`;
   if (typeof v === 'boolean') return v ? 'yes' : 'no';
   if (v === '') return 'none';
   // API codes such as "no_indication" read better as words
@@ -80,6 +91,10 @@ function scalar(v: unknown): Html | string | null {
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.length ? v.join(', ') : 'none';
   return null; // nested objects: too detailed for this page (the API has them)
+}
+
+function isPosition(v: unknown): v is { latitude: number; longitude: number } {
+  return typeof v === 'object' && v !== null && typeof (v as { latitude?: unknown }).latitude === 'number' && typeof (v as { longitude?: unknown }).longitude === 'number';
 }
 
 function isNoAnswer(v: unknown): boolean {
@@ -91,16 +106,18 @@ function isNoAnswer(v: unknown): boolean {
 
 function verdictSection(key: string, v: unknown): Html {
   const title = VERDICT_WORDS[key] ?? words(key);
+  const answered = !isNoAnswer(v);
   const rows =
     v && typeof v === 'object' && !Array.isArray(v)
       ? Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => {
-          const shown = scalar(x);
-          return shown === null ? [] : [html`<dt>${words(k)}</dt><dd>${shown}</dd>`];
+          const meaning = x === null && answered ? nullMeaning(key, k, v as Record<string, unknown>) : undefined;
+          const shown = meaning ? NULL_WORDS[meaning] : scalar(x);
+          return shown === null ? [] : [html`<dt>${FIELD_WORDS[k] ?? words(k)}</dt><dd>${shown}</dd>`];
         })
       : [];
   return html`<section class="verdict">
 <h4>${title}</h4>
-${isNoAnswer(v) ? html`<p class="no-answer">${NO_ANSWER_TEXT}</p>` : null}
+${answered ? null : html`<p class="no-answer">${NO_ANSWER_TEXT}</p>`}
 ${rows.length ? html`<dl class="facts small">${rows}</dl>` : null}
 </section>`;
 }
@@ -114,7 +131,7 @@ function findings(list: Finding[]): Html {
     return html`<h4>${words(sev)} <span class="count">(${group.length})</span></h4>
 <ul class="findings">
 ${group.map(
-  (f) => html`<li class="finding"><span class="sev sev-${sev}">${sev}</span> ${f.label}${f.tip ? html`<p class="tip"><strong>Tip:</strong> ${f.tip}</p>` : null}</li>\n`,
+  (f) => html`<li class="finding"><span class="sev sev-${sev}">${sev}</span> ${inFormWords(f.label)}${f.tip ? html`<p class="tip"><strong>Tip:</strong> ${inFormWords(f.tip)}</p>` : null}</li>\n`,
 )}</ul>`;
   })}`;
 }
@@ -173,6 +190,7 @@ ${findings(verdicts.findings ?? [])}
 </section>
 <section>
 <h3>Checks</h3>
+<p class="hint">${EMPTY_WORDS}</p>
 ${keys.map((k) => verdictSection(k, verdicts[k]))}
 </section>
 ${

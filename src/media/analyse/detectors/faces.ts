@@ -5,6 +5,7 @@ import { noAnswer } from '../detector.ts';
 import type { FaceBox, FaceDetection, FaceModel } from '../faces/detect.ts';
 import { drawFaces } from '../faces/draw.ts';
 import { overFrames } from '../video/frames.ts';
+import { API_WORDS } from '../api-words.ts';
 
 export interface FacesVerdict {
   count: number;
@@ -23,7 +24,7 @@ export const facesDetector: Detector<FacesVerdict> = {
   verdictOrder: 70,
   async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<FacesVerdict>> {
     if (options.faces && !options.faces.enabled) {
-      return noAnswer(NAME, 'Face detection was not asked for (face_detection is false): the face count is null, not zero.');
+      return noAnswer(NAME, `Face detection was not asked for ${API_WORDS.facesOff}: the face ${API_WORDS.countNull}.`);
     }
     if (input.probe.kind === 'video') return videoFaces(input, options);
     let pixels, found;
@@ -32,13 +33,13 @@ export const facesDetector: Detector<FacesVerdict> = {
       found = await input.faces();
     } catch (e) {
       if ((e as { code?: string }).code === 'aborted') throw e;
-      return noAnswer(NAME, 'Faces could not be looked for in this file, so the face count is null (no answer, not zero).');
+      return noAnswer(NAME, `Faces could not be looked for in this file, so the face ${API_WORDS.countNoAnswer}.`);
     }
     const verdict: FacesVerdict = { count: found.faces.length, model: found.model, threshold: found.threshold, boxes: found.faces };
     const n = verdict.count;
     const findings: DetectorResult<FacesVerdict>['findings'] = [
       n
-        ? { detector: NAME, severity: 'low', label: `${n} face${n === 1 ? '' : 's'} found.`, tip: 'Faces identify people: convert with redact ["faces"] to blur them before sharing.' }
+        ? { detector: NAME, severity: 'low', label: `${n} face${n === 1 ? '' : 's'} found.`, tip: `Faces identify people: ${API_WORDS.redactFaces} to blur them before sharing.` }
         : { detector: NAME, severity: 'info', label: 'No face found.' },
     ];
     const assets = n ? [await drawFaces(pixels, found.faces, options.outDir)] : [];
@@ -56,7 +57,7 @@ async function videoFaces(input: AnalyseInput, options: AnalyseOptions): Promise
     if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
     per = null;
   }
-  if (!per?.length) return noAnswer(NAME, "Faces could not be looked for in this video's frames, so the face count is null (no answer, not zero).");
+  if (!per?.length) return noAnswer(NAME, `Faces could not be looked for in this video's frames, so the face ${API_WORDS.countNoAnswer}.`);
   const most = per.reduce((a, b) => (b.value.faces.length > a.value.faces.length ? b : a));
   const n = most.value.faces.length;
   const verdict: FacesVerdict = {
@@ -69,7 +70,7 @@ async function videoFaces(input: AnalyseInput, options: AnalyseOptions): Promise
   };
   const findings: DetectorResult<FacesVerdict>['findings'] = [
     n
-      ? { detector: NAME, severity: 'low', label: `Up to ${n} face${n === 1 ? '' : 's'} in one frame (at ${most.time_s.toFixed(1)} s) of the ${per.length} frames looked at.`, tip: 'Faces identify people: convert with redact ["faces"] to blur them in every frame before sharing.' }
+      ? { detector: NAME, severity: 'low', label: `Up to ${n} face${n === 1 ? '' : 's'} in one frame (at ${most.time_s.toFixed(1)} s) of the ${per.length} frames looked at.`, tip: `Faces identify people: ${API_WORDS.redactFaces} to blur them in every frame before sharing.` }
       : { detector: NAME, severity: 'info', label: `No face found in the ${per.length} frames looked at.` },
   ];
   return { verdict, findings, assets: [] };

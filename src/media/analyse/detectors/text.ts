@@ -9,6 +9,7 @@ import { drawTextRegions } from '../text/draw.ts';
 import { EXPOSURE_TEXT, exposures, type Exposure } from '../text/exposure.ts';
 import type { TextRegion, TextReading } from '../text/types.ts';
 import { overFrames } from '../video/frames.ts';
+import { API_WORDS } from '../api-words.ts';
 
 export interface TextVerdict {
   region_count: number;
@@ -38,7 +39,7 @@ export const textDetector: Detector<TextVerdict> = {
   },
   async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<TextVerdict>> {
     if (options.text && !options.text.enabled) {
-      return noAnswer(NAME, 'Text detection was not asked for (text_detection is false): the text region count is null, not zero.');
+      return noAnswer(NAME, `Text detection was not asked for ${API_WORDS.textOff}: the text region ${API_WORDS.countNull}.`);
     }
     let reading: TextReading;
     let frames: { time_s: number; value: TextReading }[] | null = null;
@@ -51,7 +52,7 @@ export const textDetector: Detector<TextVerdict> = {
       } else reading = await input.text();
     } catch (e) {
       if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
-      return noAnswer(NAME, 'Text could not be looked for in this file, so the text region count is null (no answer, not zero).');
+      return noAnswer(NAME, `Text could not be looked for in this file, so the text region ${API_WORDS.countNoAnswer}.`);
     }
     const found = exposures(reading.regions);
     const verdict: TextVerdict = { region_count: reading.regions.length, regions: reading.regions, text: reading.text, exposures: found };
@@ -64,7 +65,7 @@ export const textDetector: Detector<TextVerdict> = {
     const n = verdict.region_count;
     const findings: Finding[] = [
       n
-        ? { detector: NAME, severity: 'info', label: `${n} line${n === 1 ? '' : 's'} of text found in the picture (the text is in the result).`, tip: 'Text in a picture can say more than meant: convert with redact ["text"] to blur it before sharing.' }
+        ? { detector: NAME, severity: 'info', label: `${n} line${n === 1 ? '' : 's'} of text found in the picture (the text is in the result).`, tip: `Text in a picture can say more than meant: ${API_WORDS.redactText} to blur it before sharing.` }
         : { detector: NAME, severity: 'info', label: 'No readable text found.' },
       ...verdict.exposures.map((x): Finding => ({ detector: 'privacy', severity: x.severity, label: EXPOSURE_TEXT[x.kind].label, tip: EXPOSURE_TEXT[x.kind].tip })),
     ];

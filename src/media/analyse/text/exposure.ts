@@ -5,6 +5,7 @@
 // about someone's privacy is worse than useless.
 import type { Severity } from '../detector.ts';
 import type { TextRegion } from './types.ts';
+import { API_WORDS } from '../api-words.ts';
 
 export type ExposureKind = 'email' | 'phone' | 'handle' | 'licence_plate' | 'badge_name' | 'street_sign';
 
@@ -16,10 +17,10 @@ export interface Exposure {
 }
 
 export const EXPOSURE_TEXT: Record<ExposureKind, { label: string; tip: string }> = {
-  email: { label: 'An e-mail address is readable in the picture.', tip: 'An e-mail address leads straight to its owner: blur or crop it before sharing (convert with redact ["text"]).' },
-  phone: { label: 'A phone number is readable in the picture.', tip: 'A phone number identifies and reaches its owner: blur or crop it before sharing (convert with redact ["text"]).' },
+  email: { label: 'An e-mail address is readable in the picture.', tip: `An e-mail address leads straight to its owner: blur or crop it before sharing (${API_WORDS.redactText}).` },
+  phone: { label: 'A phone number is readable in the picture.', tip: `A phone number identifies and reaches its owner: blur or crop it before sharing (${API_WORDS.redactText}).` },
   handle: { label: 'A social-media handle (@name) is readable in the picture.', tip: 'A handle names an account and so a person: blur or crop it if that matters.' },
-  licence_plate: { label: 'What looks like a licence plate is readable in the picture.', tip: 'A plate identifies a vehicle and its owner: blur it before sharing (convert with redact ["text"]).' },
+  licence_plate: { label: 'What looks like a licence plate is readable in the picture.', tip: `A plate identifies a vehicle and its owner: blur it before sharing (${API_WORDS.redactText}).` },
   badge_name: { label: 'A name on a badge or name tag appears to be readable in the picture.', tip: 'Name tags identify the person wearing them: blur them before sharing.' },
   street_sign: { label: 'A street or place sign is readable in the picture; it can tell where it was taken.', tip: 'Signs place the picture on a map: crop or blur them if the place must stay private.' },
 };
