@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       `  health:  curl ${config.origin.clearnet}/api/status\n` +
       `  a key:   npm run cli -- account create you@example.org --verified\n` +
       `           npm run cli -- key create you@example.org\n` +
-      `  then:    curl -H "X-Api-Key: <key>" ...   (README.md has the API at a glance)\n` +
+      `  then:    curl -H "X-Api-Key: <key>" ...   (README.md: an example per product; docs/api.md: the whole API)\n` +
       `  pages:   open ${config.origin.clearnet}/ in a browser (or the onion in Tor Browser) and sign in with the key;\n` +
       `           ${services.selfService.signUpOpen ? 'people can also sign up (mail goes through OBSCURA_SMTP_URL)' : 'sign-up is closed until OBSCURA_SMTP_URL names a mail relay'}\n`,
   );
