@@ -60,6 +60,13 @@ test.serial('every page that talks to the service has examples the suite runs', 
   for (const file of ['README.md', 'docs/api.md', 'docs/agents.md']) t.true(examples(file).length > 0, file);
   // the README: the key, then one example per product
   t.is(examples('README.md').length, 5);
+  // a shell example that calls the service on its default address is one the suite runs
+  const unmarked = DOCS.flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/^```(?:sh|bash|shell|console)( test)?\n([\s\S]*?)^```$/gm)]
+      .filter((m) => !m[1] && m[2].includes('http://127.0.0.1:8080'))
+      .map((m) => `${file}: ${m[2].split('\n')[0]}`),
+  );
+  t.deepEqual(unmarked, []);
 });
 
 test.serial('README: the key and every product, as written', async (t) => {
