@@ -22,7 +22,7 @@ NODE_VERSION="24.21.0"
 NPM_VERSION="11.19.1"
 TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time util-linux)  # util-linux: prlimit, the media tools' memory limit
-TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl
+TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl jq
   podman runc catatonit golang-github-containernetworking-plugin-dnsname mmdebstrap)  # the last five: test/containers.test.ts builds and runs the images (dnsname: containers find each other by service name)
 BENCH_PACKAGES=(stegosuite outguess)  # bench/accuracy/stego-makers.ts (steghide is above: the hide bench and the makers)
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")

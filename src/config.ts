@@ -181,7 +181,7 @@ const blobUrl = urlOf(['s3:'], 'expected s3://bucket[/prefix]?endpoint=https://h
 // env variable name -> schema; the default is the raw string, parsed like any other value
 const schema = {
   OBSCURA_DATA_DIR: [z.string().min(1), './data'],
-  // scale-out (README "Many instances"): rows, queue, events and locks in PostgreSQL; blobs in S3
+  // scale-out (docs/operators.md "Many instances"): rows, queue, events and locks in PostgreSQL; blobs in S3
   OBSCURA_DATABASE_URL: [databaseUrl.optional(), undefined],
   OBSCURA_BLOB_URL: [blobUrl.optional(), undefined],
   OBSCURA_BLOB_INLINE: [bytes.refine((n) => n <= 64 * MiB, 'must be at most 64MiB: it is kept in database rows'), '128KiB'],
@@ -192,7 +192,7 @@ const schema = {
   OBSCURA_CLEARNET_LISTEN: [listen(false), '127.0.0.1:8080'],
   OBSCURA_ONION_LISTEN: [listen(true), '127.0.0.1:8081'],
   OBSCURA_I2P_LISTEN: [listen(true), '127.0.0.1:8082'],
-  // Prometheus metrics on a listener of their own (README "Metrics"): off unless named, loopback unless allowed
+  // Prometheus metrics on a listener of their own (docs/operators.md "Metrics"): off unless named, loopback unless allowed
   OBSCURA_METRICS_LISTEN: [listen(false), 'off'],
   OBSCURA_METRICS_ALLOW_REMOTE: [bool, 'false'],
   OBSCURA_CLEARNET_ORIGIN: [origin.optional(), undefined],
@@ -234,7 +234,7 @@ const schema = {
   // a reveal writes every hidden file into scratch (memory) before storing it
   OBSCURA_MAX_REVEAL_BYTES: [bytes.refine((n) => n >= 1, 'must be at least 1 byte'), '512MiB'],
   OBSCURA_CONVERT_CPU_BUDGET: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '10m'],
-  // memory for media work, per instance (README "Memory budget"); auto: half the machine's memory
+  // memory for media work, per instance (docs/design.md "Memory budget"); auto: half the machine's memory
   OBSCURA_MEDIA_MEMORY_BUDGET: [autoOr(bytes.refine((n) => n >= 256 * MiB, 'must be at least 256MiB')), 'auto'],
   OBSCURA_MEDIA_MEMORY_PER_JOB: [autoOr(bytes.refine((n) => n >= 256 * MiB, 'must be at least 256MiB')), 'auto'],
   OBSCURA_C2PA_TRUST_ANCHORS: [z.string().optional(), undefined],
@@ -243,7 +243,7 @@ const schema = {
   OBSCURA_LOG_LEVEL: [z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'],
   OBSCURA_MAINTENANCE: [bool, 'off'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: [int(1, 86_400), '300'],
-  // abuse resistance: connections, slow bodies, rate limits (README "Limits")
+  // abuse resistance: connections, slow bodies, rate limits (docs/api.md "Limits")
   OBSCURA_MAX_CONNECTIONS: [int(1, 1_000_000), '512'],
   OBSCURA_HEADERS_TIMEOUT: [timer, '30s'],
   OBSCURA_REQUEST_TIMEOUT: [timer, '1h'],
@@ -259,7 +259,7 @@ const schema = {
   OBSCURA_RATE_BAD_KEYS_BRAKE: [timer, '5m'],
   OBSCURA_ONION_PROXY_PROTOCOL: [z.enum(['required', 'off']), 'required'],
   OBSCURA_MCP_BATCH_ANSWER_MAX: [bytes.refine((n) => n >= 1024, 'must be at least 1KiB'), '256KiB'],
-  // the web pages for people (README "Web pages")
+  // the web pages for people (docs/people.md)
   OBSCURA_SMTP_URL: [smtpUrl.optional(), undefined],
   OBSCURA_MAIL_FROM: [z.string().regex(/^[^\r\n<>]*(<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, 'expected an address, such as Obscura <noreply@example.org>'), 'Obscura <noreply@obscura.invalid>'],
   OBSCURA_WEB_SESSION_IDLE: [duration, '30m'],
@@ -393,7 +393,7 @@ export interface WebSettings {
   clearnetClientHeader?: string;
 }
 
-/** What one client may take of the service; each is a setting (README "Limits"). */
+/** What one client may take of the service; each is a setting (docs/api.md "Limits"). */
 export interface AbuseLimits {
   /** Open connections per listener; the next ones are answered 503. */
   maxConnections: number;

@@ -1,4 +1,4 @@
-// What the service tells its operator, in Prometheus' text format (README "Metrics"). Every
+// What the service tells its operator, in Prometheus' text format (docs/operators.md "Metrics"). Every
 // label and every value it may take is here, in one place: products, outcomes, protocols,
 // limit names, listeners, route templates, status codes, store operations. Never an id, a key,
 // a name, an address, a file name or a circuit: metrics show load, never who or what.
@@ -11,7 +11,7 @@ export const ACTIVE_STATES = ['queued', 'processing'] as const;
 export const LISTENERS = ['clearnet', 'onion', 'i2p'] as const;
 export type UploadProtocol = 'tus' | 'v1' | 'direct';
 export type BlobOperation = 'create' | 'append' | 'size' | 'exists' | 'read' | 'delete' | 'sweep';
-/** The limits that refuse (README "Limits"), by the setting's meaning, never by whom they refused. */
+/** The limits that refuse (docs/api.md "Limits"), by the setting's meaning, never by whom they refused. */
 export type LimitName =
   | 'account_requests'
   | 'account_jobs'

@@ -44,7 +44,7 @@ export function startBanner({ config, listeners, metricsAddress, signUpOpen }: B
     // the key commands as the README gives them: bin/obscura prints the key alone (npm run cli adds npm's banner)
     `  a key:   bin/obscura account create you@example.org --verified\n` +
     `           KEY=$(bin/obscura key create you@example.org)\n` +
-    `  then:    curl -H "X-Api-Key: $KEY" ${config.origin.clearnet}/api/account   (README.md has the API at a glance)\n` +
+    `  then:    curl -H "X-Api-Key: $KEY" ${config.origin.clearnet}/api/account   (README.md: an example per product; docs/api.md: the whole API)\n` +
     `  pages:   open ${config.origin.clearnet}/ in a browser (or ${onion} in Tor Browser) and sign in with the key;\n` +
     `           ${signUpOpen ? 'people can also sign up (mail goes through OBSCURA_SMTP_URL)' : 'sign-up is closed until OBSCURA_SMTP_URL names a mail relay'}\n`
   );

@@ -175,10 +175,10 @@ test('restore checks before it writes: a wrong master key and an altered backup 
   t.regex(into.err, /already holds a database: restore into a new one/);
 });
 
-test('backup refuses PostgreSQL and S3, pointing to the README', async (t) => {
+test('backup refuses PostgreSQL and S3, pointing to docs/operators.md', async (t) => {
   const r = await obscura({ OBSCURA_DATA_DIR: tempDir(), OBSCURA_DATABASE_URL: 'postgres://obscura:secret-pw@127.0.0.1:1/obscura', OBSCURA_MASTER_KEY: randomBytes(32).toString('base64') }, 'backup', path.join(tempDir(), 'b'));
   t.is(r.code, 1);
   t.regex(r.err, /obscura: database PostgreSQL, blobs in .*master key from OBSCURA_MASTER_KEY/);
-  t.regex(r.err, /use their own tools: see "Backup and restore" in the README/);
+  t.regex(r.err, /use their own tools: see "Backup and restore" in docs\/operators\.md/);
   t.false(r.err.includes('secret-pw'), 'never the URL or its password');
 });

@@ -162,7 +162,7 @@ test('bin/obscura names its data folder and master key on every run and never ma
   t.true(existsSync(path.join(elsewhere, 'master.key')) && existsSync(path.join(elsewhere, 'obscura.db')));
 
   t.is((await obscura({ OBSCURA_DATA_DIR: dataDir }, 'account', 'create', 'ops@example.org', '--verified')).code, 0);
-  // as the README scripts it
+  // as the README scripts it (Getting a key)
   const shell = await new Promise<{ out: string; err: string }>((resolve, reject) =>
     execFile('bash', ['-c', `KEY=$("$OBSCURA" key create ops@example.org) && printf '[%s]' "$KEY"`], { env: { ...process.env, OBSCURA: OBSCURA, OBSCURA_DATA_DIR: dataDir }, encoding: 'utf8' }, (err, out, errOut) =>
       err ? reject(err) : resolve({ out, err: errOut }),

@@ -52,7 +52,7 @@ if (missing) {
     for (const [service, file] of IMAGES) await build(`${PROJECT}_${service}`, file);
     t.log(`images built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     stopApi = await dockerApi();
-    // the operator's first steps (README "Containers"): the compose file, a master key readable
+    // the operator's first steps (docs/operators.md "Containers"): the compose file, a master key readable
     // by the service's uid, and .env
     mkdirSync(path.join(dir, 'deploy/docker'), { recursive: true });
     for (const f of ['docker-compose.yml', 'deploy/docker/metrics.yml']) copyFileSync(path.join(ROOT, f), path.join(dir, f));
@@ -83,7 +83,7 @@ if (missing) {
     const i2p = /OBSCURA_I2P_ORIGIN=(http:\/\/[a-z2-7]{52}\.b32\.i2p)/.exec(logs)?.[1];
     t.truthy(i2p, 'the i2pd container prints its I2P origin');
 
-    // the admin CLI inside the container, as the README says; the key alone on stdout
+    // the admin CLI inside the container, as docs/operators.md says; the key alone on stdout
     await compose(dir, 'exec', '-T', 'obscura', ...CLI, 'account', 'create', EMAIL, '--verified');
     key = (await compose(dir, 'exec', '-T', 'obscura', ...CLI, 'key', 'create', EMAIL)).stdout.trim();
     t.regex(key, /^\S{20,}$/, 'KEY=$(docker-compose exec -T obscura bin/obscura key create …) captures the key only');
@@ -138,7 +138,7 @@ if (missing) {
     const manifest = JSON.parse(readFileSync(path.join(dir, 'backups/MANIFEST.json'), 'utf8'));
     t.true(manifest.counts.accounts >= 1 && manifest.counts.jobs >= 3, JSON.stringify(manifest.counts));
 
-    // the restore the README gives: the stack down, the data volume removed, restore, up
+    // the restore docs/operators.md gives: the stack down, the data volume removed, restore, up
     await down(dir);
     await sh('podman', ['volume', 'rm', 'obscura-data']);
     await compose(dir, 'run', '--rm', '--no-deps', '-T', 'obscura', ...CLI, 'restore', `/var/lib/obscura-backups/${day}`);

@@ -25,7 +25,7 @@ interface Root {
   run(argv: string[]): Promise<{ code: number | null; out: string }>;
 }
 
-/** An operator's install, in a temp folder: the install steps of README "systemd". */
+/** An operator's install, in a temp folder: the install steps of docs/operators.md "systemd". */
 function installRoot(t: { teardown(fn: () => void): void }): Root {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-root-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));

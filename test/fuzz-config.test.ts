@@ -57,7 +57,7 @@ const VALID: Record<string, string[]> = {
   OBSCURA_LOG_LEVEL: ['info', 'silent', 'trace'],
   OBSCURA_MAINTENANCE: ['off', 'on', 'true', '0'],
   OBSCURA_MAINTENANCE_RETRY_AFTER: ['300', '1', '86400'],
-  // abuse resistance (README "Limits")
+  // abuse resistance (docs/api.md "Limits")
   OBSCURA_CONVERT_CPU_BUDGET: ['2m', '1s'],
   OBSCURA_MAX_CONNECTIONS: ['512', '1'],
   OBSCURA_HEADERS_TIMEOUT: ['30s', '1s'],
@@ -73,7 +73,7 @@ const VALID: Record<string, string[]> = {
   OBSCURA_RATE_BAD_KEYS_WINDOW: ['1m'],
   OBSCURA_RATE_BAD_KEYS_BRAKE: ['5m'],
   OBSCURA_ONION_PROXY_PROTOCOL: ['required', 'off'],
-  // the operator's metrics (README "Metrics"): loopback or a unix socket unless allowed
+  // the operator's metrics (docs/operators.md "Metrics"): loopback or a unix socket unless allowed
   OBSCURA_METRICS_LISTEN: ['off', '127.0.0.1:9464', '[::1]:9464', 'localhost:0', 'unix:/run/obscura/metrics.sock'],
   OBSCURA_METRICS_ALLOW_REMOTE: ['false', 'true', 'off'],
 };

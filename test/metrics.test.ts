@@ -1,4 +1,4 @@
-// The operator's metrics (README "Metrics"): a real service with its metrics listener on
+// The operator's metrics (docs/operators.md "Metrics"): a real service with its metrics listener on
 // loopback, real traffic through its API (uploads by two protocols, a convert job, a refusal),
 // then GET /metrics with a real HTTP client and the text format read back.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -186,7 +186,7 @@ async function upgradeAndCheck(t: ExecutionContext, release: Release, dataDir: s
   }
   const applied = await versionsIn(engine);
   // the addresses the old release kept in the clear are sealed now, and gone from the files
-  // (README, threat 3: a seized disk); the blobs were always ciphertext
+  // (docs/operators.md, Threat model, threat 3: a seized disk); the blobs were always ciphertext
   for (const spelling of spellings) t.deepEqual(filesContaining(dataDir, spelling), [], `"${spelling}" on disk after the upgrade`);
   t.deepEqual(
     applied.map((r) => r.version),

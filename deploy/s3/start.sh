@@ -1,5 +1,5 @@
 #!/bin/bash
-# An S3-compatible store for the scale-out engines (README "Many instances"): OpenStack Swift
+# An S3-compatible store for the scale-out engines (docs/operators.md "Many instances"): OpenStack Swift
 # all-in-one from Debian (one replica, tempauth) with its S3 API on http://$S3_BIND:$S3_PORT.
 # The tests start it on loopback exactly as shipped; the compose `scale` profile runs it in its
 # own container through run.sh. Needs root (the servers run as root here), no systemd.

@@ -34,7 +34,7 @@ export interface BackupSummary {
 /** Only the embedded engine is this tool's to copy. */
 export function assertEmbedded(config: Config): void {
   if (config.databaseUrl || config.blobUrl) {
-    throw new AppError('invalid', 'not_embedded', 'backup copies the embedded engine (SQLite and blob files in the data folder); with PostgreSQL or an S3 store use their own tools: see "Backup and restore" in the README');
+    throw new AppError('invalid', 'not_embedded', 'backup copies the embedded engine (SQLite and blob files in the data folder); with PostgreSQL or an S3 store use their own tools: see "Backup and restore" in docs/operators.md');
   }
 }
 

@@ -21,7 +21,7 @@ export interface Listener {
 
 /** What a listener enforces before its app runs. Bare listeners (tests of one middleware) cap nothing. */
 export interface ListenOptions {
-  /** Open connections at once; the next ones are answered 503 (README "Limits"). */
+  /** Open connections at once; the next ones are answered 503 (docs/api.md "Limits"). */
   maxConnections?: number;
   headersTimeoutMs?: number;
   /** The whole request, body included: a backstop behind the body-rate watcher. */

@@ -1,7 +1,7 @@
 // How much memory a piece of media work needs, estimated from its probe before any pixel is
 // decoded, so that it is admitted under the service's memory budget (queue/memory-budget.ts)
 // or refused with the figures. The factors are bytes per pixel measured on the issue's cases
-// (VmPeak of each tool, peak RSS of the process for sharp's in-process work; README "Memory
+// (VmPeak of each tool, peak RSS of the process for sharp's in-process work; docs/design.md "Memory
 // budget"): the estimate is also the address-space limit of every tool the job then starts
 // (runTool), so it counts virtual memory, which is what that limit counts.
 import os from 'node:os';

@@ -127,7 +127,7 @@ export function compose(dir: string, ...args: string[]) {
 /**
  * `docker-compose down`. On podman it may need a second run: docker-compose removes the
  * containers all at once, and podman removes the service's only after tor's and i2pd's, which
- * live in its network namespace (README "Containers" says so).
+ * live in its network namespace (docs/operators.md "Containers" says so).
  */
 export async function down(dir: string, ...args: string[]) {
   try {

@@ -1,4 +1,4 @@
-// The A-F grade of one analysed file, from the rubric in the README: points are taken off
+// The A-F grade of one analysed file, from the rubric in docs/design.md: points are taken off
 // for provenance, manipulation, hidden content and privacy exposure; a check that gave no
 // answer never counts as clean, so a file whose key checks could not run cannot get an A.
 // Each detector declares its own part of the rubric (Detector.grade: the points its verdict

@@ -36,7 +36,7 @@
 //
 // Thresholds: 0.03 per sample (0.09 bpp in RGB) on the RS/SPA mean for images of at least
 // 40 000 pixels, growing as 1/sqrt(pixels) below (common.ts, sampleThreshold); WS's bar scales
-// the same way. Measured per class on the corpora: README, Benchmarks.
+// the same way. Measured per class on the corpora: docs/design.md, Benchmarks.
 //
 // Limits: random-position embedding is what RS, SPA and WS model; a message written
 // sequentially from the first sample is detected as well but its size is underestimated: the

@@ -15,7 +15,7 @@
 // Calibration (bench/accuracy, calibration half of the outside corpus): clean pictures' floors
 // were 0-0.021 or above 0.1; naive LSB replacement at 0.1 bpp (0.033 per sample) put them at
 // 0.015-0.035.
-// Known limits (held-out half, README Accuracy): a picture whose own histogram has steep
+// Known limits (held-out half, docs/design.md, Accuracy): a picture whose own histogram has steep
 // one-sided pairs (a black clipping spike, a stretched telescope sky) can read a floor with no
 // payload (3 of 256 clean pictures); and an embedder that leaves flat areas alone (stegosuite)
 // keeps their pairs one-sided, so the bound holds a real payload's estimate down.
