@@ -236,8 +236,8 @@ export interface JobRow {
 /** The job rows; each engine's repository is also its queue (claim, renew, finish under a lease). */
 export interface JobRepository extends JobQueue {
   insert(row: JobRow): Promise<void>;
-  /** Inserts the job unless its session already has a queued or running one (then false). */
-  insertIfIdle(row: JobRow): Promise<boolean>;
+  /** Inserts the job unless its session has had one, in any state (then false): a session holds one job, ever. */
+  insertIfFirst(row: JobRow): Promise<boolean>;
   byId(id: string): Promise<JobRow | undefined>;
   latestForSession(sessionId: string): Promise<JobRow | undefined>;
   /** Every job of a session, oldest first. */

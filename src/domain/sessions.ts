@@ -1,4 +1,5 @@
-// A session groups the files of one task (a hide, a reveal, an analysis, a conversion).
+// A session groups the files of one job (a hide, a reveal, an analysis, a conversion), and
+// holds that one job, ever.
 // It belongs to one account and lives a fixed time; afterwards every call on it is 410.
 import type { Account, JobRepository, SessionRepository, SessionRow, SessionType } from './ports.ts';
 import { AppError } from './errors.ts';

@@ -74,7 +74,8 @@ export class MediaUrls {
 
   /**
    * A completed media-url as the input of a v1 job: the job engine works on sessions, so the
-   * upload joins one as its step-1 file the first time (later jobs reuse that session).
+   * upload joins one as its step-1 file the first time (a later start finds that session and
+   * its job: one job per media-url, as per session).
    */
   async sessionFor(account: Account, key: string, type: 'analyse'): Promise<SessionRow> {
     const row = await this.#core.live(account, key, 'v1');

@@ -15,7 +15,7 @@ const RESULTS = { 404: 'session_not_found, job_not_found', 409: 'job_not_finishe
 const DOWNLOAD = { 404: 'asset_not_found', 410: 'results_expired', 416: 'range_not_satisfiable: the Range is outside the file (Content-Range gives its size)' };
 const START = {
   404: 'session_not_found, not_available',
-  409: 'job_in_progress: a job is queued or running on the session (job_uid); upload_in_progress: some files are still uploading',
+  409: 'session_used: the session has had its job, in any state (job_uid, job_status); a session holds one job, ever: create a new session for another; upload_in_progress: some files are still uploading',
   410: 'session_expired',
 };
 
