@@ -138,7 +138,7 @@ test('twelve racing starts on a tiny convert make exactly one job, in the databa
   t.is(rows.n, 1);
 });
 
-test('v1: a media-url holds one job: racing analyse starts make one; after it completed, another is 422 session_used saying to create a new media-url', async (t) => {
+test('v1: a media-url holds one job: 12 racing analyse starts make one; after it completed, another is 422 session_used saying to create a new media-url', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
   const { key } = await svc.account();
@@ -147,7 +147,7 @@ test('v1: a media-url holds one job: racing analyse starts make one; after it co
   const media = client.keyOf((await client.create('a.png', png.length)).headers.get('location')!);
   t.is((await client.patch(media, 0, png)).status, 204);
   const analyse = () => client.send('POST', '/v1/job/analyse', { json: { key: media, enableTips: false, enableExtraAnalysis: false } });
-  const starts = await Promise.all(Array.from({ length: 6 }, analyse));
+  const starts = await Promise.all(Array.from({ length: 12 }, analyse));
   const made = starts.filter((r) => r.status === 200);
   t.is(made.length, 1, `statuses: ${starts.map((r) => r.status).join(' ')}`);
   for (const r of starts.filter((x) => x.status !== 200)) {
@@ -155,6 +155,8 @@ test('v1: a media-url holds one job: racing analyse starts make one; after it co
     t.is(r.body.error, 'session_used');
   }
   const job = made[0].body.key as string;
+  const jobs = svc.services.db!.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number };
+  t.is(jobs.n, 1, 'one job in the database');
   await until('the v1 job COMPLETED', 120_000, async () => ((await client.send('POST', `/v1/job/status/${job}`)).body.status === 'COMPLETED' ? true : undefined), 100);
   const again = await analyse();
   t.is(again.status, 422);

@@ -343,7 +343,9 @@ function contract(name: string, open: Open): void {
     await r.uploads.complete('u0', BIG + 1, T0 + 104);
     t.deepEqual(await r.uploads.byId('u0'), upload('u0', 'acc', 'ses', { createdAt: T0, size: BIG + 1, state: 'completed', completedAt: T0 + 104 }));
 
-    await r.uploads.attach('v1', 'ses2', 7);
+    t.true(await r.uploads.attach('v1', 'ses2', 7));
+    t.deepEqual(await r.uploads.byId('v1'), { ...v1, sessionId: 'ses2', step: 7 });
+    t.false(await r.uploads.attach('v1', 'ses', 1), 'an upload in a session stays in it (a racing v1 start lost)');
     t.deepEqual(await r.uploads.byId('v1'), { ...v1, sessionId: 'ses2', step: 7 });
     t.deepEqual(ids(await r.uploads.liveInSession('ses2')), ['u-other', 'v1']);
 

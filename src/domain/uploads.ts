@@ -180,8 +180,8 @@ export class Uploads {
     return this.#blobs.size(row.id);
   }
 
-  /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
-  attach(row: UploadRow, session: SessionRow, step: number): Promise<void> {
+  /** Makes an upload that is in no session a file of one, at a step; false if it already is in one (a racing v1 start won). */
+  attach(row: UploadRow, session: SessionRow, step: number): Promise<boolean> {
     return this.#rows.attach(row.id, session.id, step);
   }
 
