@@ -132,8 +132,10 @@ test("a job's files are frozen from its start: no upload, TUS creation or deleti
   t.deepEqual(got.map((f: any) => f.name), ['notes.bin'], 'one secret, the one validated at start');
   const back = Buffer.from(await (await fetch(got[0].download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer());
   t.is(sha256(back), sha256(secret));
-  // once the job has ended, the session takes files again
-  t.is((await direct(svc, key, uid, 1, payload(100), 'more.bin')).status, 201);
+  // once the job has ended, the session takes no more files: it holds that one job, ever
+  const after = await direct(svc, key, uid, 1, payload(100), 'more.bin');
+  t.is(after.status, 409);
+  t.is(after.body.error, 'session_used');
 });
 
 test('a convert session is frozen too: a ZIP added after the start is refused (409), and the job converts what it validated', async (t) => {

@@ -87,7 +87,7 @@ async function settle(svc: RunningService, key: string, path: string) {
 }
 
 for (const p of PRODUCTS) {
-  test(`${p.name}: of 6 starts at once one makes the job; once it has ${p.ends}, another start is 409 session_used saying to create a new session; the job stays the session's`, async (t) => {
+  test(`${p.name}: of 6 starts at once one makes the job; once it has ${p.ends}, another start or upload is 409 session_used saying to create a new session; the job stays the session's`, async (t) => {
     const svc = await startService();
     t.teardown(() => svc.close());
     const { key } = await svc.account();
@@ -110,6 +110,10 @@ for (const p of PRODUCTS) {
     t.is(again.body.job_uid, job);
     t.is(again.body.job_status, p.ends);
     t.regex(again.body.message, /a session holds one job, ever.*create a new session/);
+    // nor does the session take more files: none could ever be used
+    const late = await fetch(`${svc.url.clearnet}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': '1', 'X-Filename': 'late.png' }, body: await tiny() });
+    t.is(late.status, 409);
+    t.like(await late.json(), { error: 'session_used', job_uid: job });
     // the first job is still the one the session answers with
     const poll = await svc.api('GET', `${p.poll}/${uid}`, key);
     t.is(poll.body.job_uid, job);

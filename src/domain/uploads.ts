@@ -73,8 +73,8 @@ export class Uploads {
   // ---- for every way in ------------------------------------------------------
 
   /**
-   * Checks that a file may join a session at this step: the session is the caller's and
-   * alive, the step fits its type (absent, it is 1 where the type has one step only), and the
+   * Checks that a file may join a session at this step: the session is the caller's, alive
+   * and without a job (queued, running or ended), the step fits its type (absent, it is 1 where the type has one step only), and the
    * step has room for one more file.
    */
   async admit(account: Account, input: { uploadUid: unknown; step: unknown; size?: number }): Promise<{ session: SessionRow; step: number }> {
@@ -82,7 +82,7 @@ export class Uploads {
       throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
     }
     const session = await this.#sessions.get(account, input.uploadUid);
-    await this.#sessions.assertIdle(session);
+    await this.#sessions.assertTakesFiles(session);
     const rules = stepRules(session.type, this.limits.sessionMaxFiles);
     // a session of one step (reveal, analyse, convert) needs no step: it can only be that one
     const steps = Object.keys(rules);
