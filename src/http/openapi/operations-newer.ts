@@ -145,7 +145,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       errors: {
         400: 'invalid_content_length, length_mismatch: the body held more or fewer bytes than its Content-Length',
         404: 'session_not_found',
-        409: 'session_busy: a job is queued or running on the session; upload_in_progress: the same X-Client-Upload-Id is under way',
+        409: 'session_busy: a job is queued or running on the session; session_used: its job has ended (a session holds one job, ever: create a new session); upload_in_progress: the same X-Client-Upload-Id is under way',
         410: 'session_expired',
         411: 'length_required: no Content-Length',
         413: 'file_too_large (max_upload_bytes): checked before the body is read',
@@ -314,7 +314,7 @@ function tusOperations(): Operation[] {
       errors: {
         400: 'invalid_tus_header: Upload-Length or Upload-Metadata is not valid TUS',
         404: 'session_not_found',
-        409: 'session_busy',
+        409: 'session_busy: a job is queued or running on the session; session_used: its job has ended',
         410: 'session_expired',
         ...tus,
         413: 'file_too_large: Upload-Length is over the largest file',
