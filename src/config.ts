@@ -220,6 +220,9 @@ const schema = {
   OBSCURA_FILE_MAX: [bytes, '2GiB'],
   OBSCURA_SESSION_LIFE: [duration, '24h'],
   OBSCURA_MEDIA_URL_LIFE: [duration, '24h'],
+  // the status of v1's chunk PATCH that completes an upload: SEED-SPEC.md's 204, or 200 for old
+  // v1 clients that take anything but 200 for a failure
+  OBSCURA_V1_PATCH_DONE_STATUS: [z.enum(['204', '200']), '204'],
   OBSCURA_SESSION_MAX_FILES: [int(1, 1000), '20'],
   OBSCURA_SCRATCH_DIR: [z.string().min(1), '/dev/shm'],
   OBSCURA_WORKERS: [z.union([z.literal('auto'), z.coerce.number().int().min(1).max(64)]), 'auto'],
@@ -316,6 +319,8 @@ export interface Config {
     mediaUrlLifeMs: number;
     sessionMaxFiles: number;
   };
+  /** v1 for old clients: the status of the chunk PATCH that completes an upload (204 by SEED-SPEC.md). */
+  v1: { patchDoneStatus: 200 | 204 };
   scratchDir: string;
   /** How often expired uploads, results, web sessions and links are destroyed. */
   sweepIntervalMs: number;
@@ -515,6 +520,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mediaUrlLifeMs: r.OBSCURA_MEDIA_URL_LIFE,
       sessionMaxFiles: r.OBSCURA_SESSION_MAX_FILES,
     },
+    v1: { patchDoneStatus: r.OBSCURA_V1_PATCH_DONE_STATUS === '200' ? 200 : 204 },
     scratchDir: r.OBSCURA_SCRATCH_DIR,
     sweepIntervalMs: r.OBSCURA_SWEEP_INTERVAL,
     jobs: {

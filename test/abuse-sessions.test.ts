@@ -65,7 +65,7 @@ test('one job per session: 10 parallel hide starts and 20 parallel convert start
   t.is(made.length, 1, `statuses: ${hides.map((r) => r.status).join(' ')}`);
   for (const r of hides.filter((x) => x.status !== 201)) {
     t.is(r.status, 409);
-    t.is(r.body.error, 'job_in_progress');
+    t.is(r.body.error, 'session_used');
     t.is(r.body.job_uid, made[0].body.job_uid, 'the loser is told which job runs');
   }
 
@@ -73,17 +73,17 @@ test('one job per session: 10 parallel hide starts and 20 parallel convert start
   t.is((await direct(svc, key, conv, 1, await sharp(PHOTO).resize(200).jpeg().toBuffer(), 'a.jpg')).status, 201);
   const starts = await Promise.all(Array.from({ length: 20 }, () => svc.api('POST', '/api/convert/job', key, { upload_uid: conv, image_format: 'png' })));
   t.is(starts.filter((r) => r.status === 201).length, 1, `statuses: ${starts.map((r) => r.status).join(' ')}`);
-  t.true(starts.every((r) => r.status === 201 || (r.status === 409 && r.body.error === 'job_in_progress')));
+  t.true(starts.every((r) => r.status === 201 || (r.status === 409 && r.body.error === 'session_used')));
 
-  // the one job runs and is the one the session answers with; a new job may follow it
+  // the one job runs and is the one the session answers with; it holds the session, ended too
   const done = await settle(svc, key, `/api/job/${hide}`);
   t.is(done.status, 'completed');
   t.is(done.job_uid, made[0].body.job_uid);
   t.is((await settle(svc, key, `/api/convert/job/${conv}`)).status, 'completed');
-  t.is((await svc.api('POST', '/api/convert/job', key, { upload_uid: conv, image_format: 'webp' })).status, 201, 'a finished job frees the session');
+  t.is((await svc.api('POST', '/api/convert/job', key, { upload_uid: conv, image_format: 'webp' })).status, 409, 'a finished job still holds the session');
   // the database holds the rule, not only the check before it
-  const rows = svc.services.db!.prepare("SELECT COUNT(*) AS n FROM jobs WHERE session_id = ? AND state IN ('queued', 'processing')").get(conv) as { n: number };
-  t.true(rows.n <= 1);
+  const rows = svc.services.db!.prepare('SELECT COUNT(*) AS n FROM jobs WHERE session_id = ?').get(conv) as { n: number };
+  t.is(rows.n, 1);
 });
 
 test("a job's files are frozen from its start: no upload, TUS creation or deletion while it waits (409); after a restart it runs on exactly the files it validated", async (t) => {
@@ -132,8 +132,10 @@ test("a job's files are frozen from its start: no upload, TUS creation or deleti
   t.deepEqual(got.map((f: any) => f.name), ['notes.bin'], 'one secret, the one validated at start');
   const back = Buffer.from(await (await fetch(got[0].download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer());
   t.is(sha256(back), sha256(secret));
-  // once the job has ended, the session takes files again
-  t.is((await direct(svc, key, uid, 1, payload(100), 'more.bin')).status, 201);
+  // once the job has ended, the session takes no more files: it holds that one job, ever
+  const after = await direct(svc, key, uid, 1, payload(100), 'more.bin');
+  t.is(after.status, 409);
+  t.is(after.body.error, 'session_used');
 });
 
 test('a convert session is frozen too: a ZIP added after the start is refused (409), and the job converts what it validated', async (t) => {

@@ -119,9 +119,8 @@ test('start refuses bad options with 422 and disallowed formats with 415; poll a
   const ok = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png' });
   t.is(ok.status, 201);
   const again = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png' });
-  if (again.status !== 201) {
-    t.is(again.status, 409, 'one running job per session');
-  }
+  t.is(again.status, 409, 'one job per session');
+  t.is(again.body.error, 'session_used');
   await waitFor(svc, key, uid);
   t.is((await svc.api('GET', `/api/convert/job/${uid}/results`, key)).status, 200);
   const other = await svc.account();

@@ -39,6 +39,7 @@ const VALID: Record<string, string[]> = {
   OBSCURA_FILE_MAX: ['2GiB', '10GB', '2147483648'],
   OBSCURA_SESSION_LIFE: ['24h', '90s', '7d', '86400'],
   OBSCURA_MEDIA_URL_LIFE: ['24h', '15m', '1d'],
+  OBSCURA_V1_PATCH_DONE_STATUS: ['204', '200'],
   OBSCURA_SESSION_MAX_FILES: ['20', '1', '1000'],
   OBSCURA_SCRATCH_DIR: ['/dev/shm', '/tmp/scratch'],
   OBSCURA_WORKERS: ['auto', '1', '64'],

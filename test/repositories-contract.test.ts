@@ -343,7 +343,9 @@ function contract(name: string, open: Open): void {
     await r.uploads.complete('u0', BIG + 1, T0 + 104);
     t.deepEqual(await r.uploads.byId('u0'), upload('u0', 'acc', 'ses', { createdAt: T0, size: BIG + 1, state: 'completed', completedAt: T0 + 104 }));
 
-    await r.uploads.attach('v1', 'ses2', 7);
+    t.true(await r.uploads.attach('v1', 'ses2', 7));
+    t.deepEqual(await r.uploads.byId('v1'), { ...v1, sessionId: 'ses2', step: 7 });
+    t.false(await r.uploads.attach('v1', 'ses', 1), 'an upload in a session stays in it (a racing v1 start lost)');
     t.deepEqual(await r.uploads.byId('v1'), { ...v1, sessionId: 'ses2', step: 7 });
     t.deepEqual(ids(await r.uploads.liveInSession('ses2')), ['u-other', 'v1']);
 
@@ -363,8 +365,8 @@ function contract(name: string, open: Open): void {
     t.is(await r.uploads.byId('e1'), undefined);
   });
 
-  it('jobs: round trip, one active job per session, latest, oldest first, updates, states, result expiry', async (t, r) => {
-    await owner(r, 'acc', ['ses', 'ses2']);
+  it('jobs: round trip, one job per session ever, latest, updates, states, result expiry', async (t, r) => {
+    await owner(r, 'acc', ['ses', 'ses2', 'ses3', 'ses4']);
     const full = job('j1', 'acc', 'ses', {
       product: 'hide',
       state: 'completed',
@@ -385,16 +387,19 @@ function contract(name: string, open: Open): void {
     t.is(await r.jobs.byId('nope'), undefined);
     t.is(await r.jobs.activeForSession('ses'), undefined);
 
-    t.true(await r.jobs.insertIfIdle(job('j2', 'acc', 'ses', { createdAt: T0 + 10 })));
-    t.false(await r.jobs.insertIfIdle(job('j3', 'acc', 'ses', { createdAt: T0 + 11 })), 'j2 is queued');
+    t.false(await r.jobs.insertIfFirst(job('j2', 'acc', 'ses', { createdAt: T0 + 10 })), 'j1 holds ses, finished as it is: one job per session, ever');
+    t.is(await r.jobs.byId('j2'), undefined);
+    await t.throwsAsync(async () => r.jobs.insert(job('j2', 'acc', 'ses', { createdAt: T0 + 10 })), { instanceOf: DuplicateError }, 'even a plain insert');
+    t.true(await r.jobs.insertIfFirst(job('j2', 'acc', 'ses3', { createdAt: T0 + 10 })));
+    t.false(await r.jobs.insertIfFirst(job('j3', 'acc', 'ses3', { createdAt: T0 + 11 })), 'j2 is queued');
     t.is(await r.jobs.byId('j3'), undefined);
-    t.true(await r.jobs.insertIfIdle(job('k1', 'acc', 'ses2', { createdAt: T0 + 11 })), 'another session');
-    await t.throwsAsync(async () => r.jobs.insertIfIdle(job('j2', 'acc', 'ses2', { state: 'completed' })), { instanceOf: DuplicateError }, 'the same id is no idle check');
-    t.is((await r.jobs.activeForSession('ses'))?.id, 'j2');
+    t.true(await r.jobs.insertIfFirst(job('k1', 'acc', 'ses2', { createdAt: T0 + 11 })), 'another session');
+    await t.throwsAsync(async () => r.jobs.insertIfFirst(job('j2', 'acc', 'ses4', { state: 'completed' })), { instanceOf: DuplicateError }, 'the same id is no session check');
+    t.is((await r.jobs.activeForSession('ses3'))?.id, 'j2');
 
     await r.jobs.update('j2', { state: 'processing', startedAt: T0 + 12, attempts: 1 });
-    t.false(await r.jobs.insertIfIdle(job('j3', 'acc', 'ses', { createdAt: T0 + 13 })), 'j2 is running');
-    t.is((await r.jobs.activeForSession('ses'))?.id, 'j2');
+    t.false(await r.jobs.insertIfFirst(job('j3', 'acc', 'ses3', { createdAt: T0 + 13 })), 'j2 is running');
+    t.is((await r.jobs.activeForSession('ses3'))?.id, 'j2');
 
     const fields = {
       state: 'partial' as const,
@@ -410,22 +415,23 @@ function contract(name: string, open: Open): void {
       resultsState: 'available' as const,
     };
     await r.jobs.update('j2', fields);
-    t.deepEqual(await r.jobs.byId('j2'), { ...job('j2', 'acc', 'ses', { createdAt: T0 + 10 }), ...fields });
+    t.deepEqual(await r.jobs.byId('j2'), { ...job('j2', 'acc', 'ses3', { createdAt: T0 + 10 }), ...fields });
     await r.jobs.update('j2', { error: null, expiresAt: null });
-    t.deepEqual(await r.jobs.byId('j2'), { ...job('j2', 'acc', 'ses', { createdAt: T0 + 10 }), ...fields, error: null, expiresAt: null });
+    t.deepEqual(await r.jobs.byId('j2'), { ...job('j2', 'acc', 'ses3', { createdAt: T0 + 10 }), ...fields, error: null, expiresAt: null });
     await r.jobs.update('j2', {});
     await t.throwsAsync(async () => r.jobs.update('j2', { sessionId: 'ses2' } as never));
-    t.is(await r.jobs.activeForSession('ses'), undefined);
+    t.is(await r.jobs.activeForSession('ses3'), undefined);
 
-    // the next one may start; ties on created_at go in the order they came
-    t.true(await r.jobs.insertIfIdle(job('j3', 'acc', 'ses', { createdAt: T0 + 10 })));
-    t.deepEqual(ids(await r.jobs.forSession('ses')), ['j1', 'j2', 'j3']);
-    t.is((await r.jobs.latestForSession('ses'))?.id, 'j3');
+    // ended, the job still holds its session
+    t.false(await r.jobs.insertIfFirst(job('j3', 'acc', 'ses3', { createdAt: T0 + 10 })), 'j2 ended, and still holds ses3');
+    t.deepEqual(ids(await r.jobs.forSession('ses3')), ['j2']);
+    t.deepEqual(ids(await r.jobs.forSession('ses')), ['j1']);
+    t.is((await r.jobs.latestForSession('ses3'))?.id, 'j2');
     t.is((await r.jobs.latestForSession('ses2'))?.id, 'k1');
     t.is(await r.jobs.latestForSession('none'), undefined);
     t.deepEqual(await r.jobs.forSession('none'), []);
 
-    t.deepEqual(ids(await r.jobs.inState('queued')), ['j3', 'k1'], 'oldest first');
+    t.deepEqual(ids(await r.jobs.inState('queued')), ['k1']);
     t.deepEqual(ids(await r.jobs.inState('completed')), ['j1']);
     t.deepEqual(await r.jobs.inState('failed'), []);
 
@@ -579,8 +585,9 @@ function contract(name: string, open: Open): void {
 
   it('assets: round trip, by job in position order, state, delete', async (t, r) => {
     await owner(r);
+    await r.sessions.insert(session('ses2', 'acc'));
     await r.jobs.insert(job('j', 'acc', 'ses'));
-    await r.jobs.insert(job('j2', 'acc', 'ses', { state: 'completed' }));
+    await r.jobs.insert(job('j2', 'acc', 'ses2', { state: 'completed' }));
     const full = asset('a1', 'j', 'acc', { category: 'ela_map', position: 2, sealed: allBytes(), mimeType: 'image/webp', size: BIG, createdAt: T0 + 2 ** 32 });
     await r.assets.insert(full);
     await r.assets.insert(asset('a0', 'j', 'acc', { position: 0 }));
@@ -772,20 +779,24 @@ test('postgres: instances opening a fresh database at once migrate it once, and 
   t.is((await dbs[1].pool.query<{ n: unknown }>('SELECT 5000000000::bigint AS n')).rows[0].n, 5_000_000_000);
 });
 
-test('postgres: the one-active-job rule holds in the database, even for a plain insert', async (t) => {
+test('postgres: the one-job-per-session rule holds in the database, even for a plain insert', async (t) => {
   const db = await openPostgres(await (await postgres()).database());
   t.teardown(() => db.close());
   const r = postgresRepositories(db, addresses);
-  await owner(r);
+  await owner(r, 'acc', ['ses', 'ses2']);
   await r.jobs.insert(job('a', 'acc', 'ses'));
   await t.throwsAsync(async () => r.jobs.insert(job('b', 'acc', 'ses', { state: 'processing' })), { instanceOf: DuplicateError });
-  // racing idle inserts: exactly one wins
-  const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfIdle(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
+  // racing inserts: none wins while a is queued, none once it has failed
+  const wins = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfFirst(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
   t.is(wins.filter(Boolean).length, 0, 'a is still queued');
   await r.jobs.update('a', { state: 'failed' });
-  const again = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfIdle(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
-  t.is(again.filter(Boolean).length, 1);
-  t.is((await r.jobs.forSession('ses')).length, 2);
+  const again = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfFirst(job(`r${i}`, 'acc', 'ses', { createdAt: T0 + i }))));
+  t.is(again.filter(Boolean).length, 0, 'a failed, and still holds the session');
+  t.is((await r.jobs.forSession('ses')).length, 1);
+  // on a fresh session exactly one of ten wins
+  const fresh = await Promise.all(Array.from({ length: 10 }, (_, i) => r.jobs.insertIfFirst(job(`f${i}`, 'acc', 'ses2', { createdAt: T0 + i }))));
+  t.is(fresh.filter(Boolean).length, 1);
+  t.is((await r.jobs.forSession('ses2')).length, 1);
 });
 
 // ---- migration 10: plain addresses sealed ----------------------------------------

@@ -43,11 +43,17 @@ test('migration 4 settles the duplicate active jobs the old race left, then one 
   t.deepEqual(states, { old: 'failed:superseded', older: 'failed:superseded', new: 'queued', done: 'completed', alone: 'queued' });
   const jobs = new SqliteJobs(db);
   const row = { ...(await jobs.byId('new'))!, id: 'another', state: 'queued' as const };
-  t.false(await jobs.insertIfIdle(row), 's1 has its active job');
+  t.false(await jobs.insertIfFirst(row), 's1 has its active job');
   t.is((await jobs.activeForSession('s1'))?.id, 'new');
   await jobs.update('new', { state: 'completed' });
-  t.true(await jobs.insertIfIdle(row), 'once it ends, the next may start');
+  // migration 11: the session's several jobs of old stay; its active one holds it, ended or not
+  t.false(await jobs.insertIfFirst(row), 'a session holds one job, ever');
+  t.deepEqual((db.prepare("SELECT id FROM jobs WHERE session_id = 's1' AND holds_session = 1").all() as { id: string }[]).map((r) => r.id), ['new']);
+  t.is((db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE session_id = 's1'").get() as { n: number }).n, 4, 'no row of old is lost');
   t.throws(() => job.run('twin', 's2', 'processing', 5), { message: /UNIQUE/ });
+  t.throws(() => job.run('twin', 's2', 'completed', 5), { message: /UNIQUE/ }, 'a finished second job neither');
+  db.exec("INSERT INTO sessions VALUES ('s3', 'acc', 'convert', 0, 9e15)");
+  t.true(await jobs.insertIfFirst({ ...row, id: 'first', sessionId: 's3' }));
 });
 
 test('migration 10 rebuilds accounts with every column and index it had, but the plain address', (t) => {

@@ -218,8 +218,8 @@ export class Jobs {
     const session = await this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
     const expiryMs = this.#expiry(body.expiry);
     // Checked here to spare the validation; the insert below is what holds under a race.
-    const active = await this.#rows.activeForSession(session.id);
-    if (active) throw jobInProgress(active);
+    const earlier = await this.#rows.latestForSession(session.id);
+    if (earlier) throw sessionUsed(earlier);
     const files = await this.#uploads.listFiles(session);
     if (files.some((f) => !f.complete)) {
       throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
@@ -248,10 +248,7 @@ export class Jobs {
       resultsState: 'none',
     };
     job.sealed = this.#sealer.seal(`job:${job.id}`, { options, inputs: inputs.map((u) => u.id) } satisfies Sealed);
-    for (let tries = 0; !(await this.#rows.insertIfIdle(job)); tries++) {
-      const winner = await this.#rows.activeForSession(session.id);
-      if (winner || tries > 0) throw jobInProgress(winner);
-    }
+    if (!(await this.#rows.insertIfFirst(job))) throw sessionUsed(await this.#rows.latestForSession(session.id));
     await this.#queued();
     return job;
   }
@@ -494,7 +491,14 @@ function interrupted(times: number): RunOutcome {
   return { state: 'failed', message: `The job was interrupted ${times} times and was given up.`, error: 'interrupted', report: {} };
 }
 
-function jobInProgress(active: JobRow | undefined): AppError {
-  return new AppError('conflict', 'job_in_progress', 'A job is already queued or running on this session; poll it until it finishes.', active && { job_uid: active.id });
+/** A session holds one job, ever: its results stay reachable by its upload_uid until they expire. */
+function sessionUsed(earlier: JobRow | undefined): AppError {
+  const which = earlier ? ` (${earlier.id}, ${earlier.state})` : '';
+  return new AppError(
+    'conflict',
+    'session_used',
+    `This session already has its job${which}: a session holds one job, ever. Poll or download that job by this upload_uid; for another job, create a new session and upload the files to it.`,
+    earlier && { job_uid: earlier.id, job_status: earlier.state },
+  );
 }
 

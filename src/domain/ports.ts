@@ -198,8 +198,8 @@ export interface UploadRepository {
   setState(id: string, state: UploadState, at: number): Promise<void>;
   /** Completes an upload whose length was known only at its end (a web form's file part). */
   complete(id: string, size: number, at: number): Promise<void>;
-  /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
-  attach(id: string, sessionId: string, step: number): Promise<void>;
+  /** Makes an upload that is in no session a file of one, at a step (a v1 upload joining its job's session); false if it already is in one. */
+  attach(id: string, sessionId: string, step: number): Promise<boolean>;
   byViaState(via: UploadVia, state: UploadState): Promise<UploadRow[]>;
   /** Live uploads whose life has run out. */
   expiredBefore(at: number, limit: number): Promise<UploadRow[]>;
@@ -236,8 +236,8 @@ export interface JobRow {
 /** The job rows; each engine's repository is also its queue (claim, renew, finish under a lease). */
 export interface JobRepository extends JobQueue {
   insert(row: JobRow): Promise<void>;
-  /** Inserts the job unless its session already has a queued or running one (then false). */
-  insertIfIdle(row: JobRow): Promise<boolean>;
+  /** Inserts the job unless its session has had one, in any state (then false): a session holds one job, ever. */
+  insertIfFirst(row: JobRow): Promise<boolean>;
   byId(id: string): Promise<JobRow | undefined>;
   latestForSession(sessionId: string): Promise<JobRow | undefined>;
   /** Every job of a session, oldest first. */

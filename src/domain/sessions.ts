@@ -1,4 +1,5 @@
-// A session groups the files of one task (a hide, a reveal, an analysis, a conversion).
+// A session groups the files of one job (a hide, a reveal, an analysis, a conversion), and
+// holds that one job, ever.
 // It belongs to one account and lives a fixed time; afterwards every call on it is 410.
 import type { Account, JobRepository, SessionRepository, SessionRow, SessionType } from './ports.ts';
 import { AppError } from './errors.ts';
@@ -28,10 +29,10 @@ export function stepRules(type: SessionType, maxFiles: number): Record<number, {
 
 export class Sessions {
   readonly #repo: SessionRepository;
-  readonly #jobs: Pick<JobRepository, 'activeForSession'>;
+  readonly #jobs: Pick<JobRepository, 'activeForSession' | 'latestForSession'>;
   readonly limits: SessionLimits;
 
-  constructor(repo: SessionRepository, jobs: Pick<JobRepository, 'activeForSession'>, limits: SessionLimits) {
+  constructor(repo: SessionRepository, jobs: Pick<JobRepository, 'activeForSession' | 'latestForSession'>, limits: SessionLimits) {
     this.#repo = repo;
     this.#jobs = jobs;
     this.limits = limits;
@@ -68,6 +69,22 @@ export class Sessions {
     if (job) {
       throw new AppError('conflict', 'session_busy', "A job is queued or running on this session: its files cannot change until the job ends; poll it, or start a new session.", {
         job_uid: job.id,
+      });
+    }
+  }
+
+  /**
+   * A file may join the session: no job is queued or running on it (409 session_busy), and none
+   * has ended either (409 session_used): a session holds one job, ever, so a file added after it
+   * could never be used.
+   */
+  async assertTakesFiles(row: SessionRow): Promise<void> {
+    await this.assertIdle(row);
+    const job = await this.#jobs.latestForSession(row.id);
+    if (job) {
+      throw new AppError('conflict', 'session_used', `This session has had its job (${job.id}, ${job.state}): a session holds one job, ever, and takes no more files; create a new session for another job.`, {
+        job_uid: job.id,
+        job_status: job.state,
       });
     }
   }

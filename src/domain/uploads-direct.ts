@@ -14,12 +14,12 @@ export class DirectUploads {
   /** A whole file in one request. Commits only when exactly Content-Length bytes arrived. */
   async whole(
     account: Account,
-    input: { uploadUid: unknown; step: unknown; name: unknown; clientUploadId: unknown; contentLength: number },
+    input: { uploadUid: unknown; step: unknown; name: unknown; nameIsPercentEncoded?: boolean; clientUploadId: unknown; contentLength: number },
     body: ByteSource,
   ): Promise<StoredFile> {
     const clientUploadId = cleanClientId(input.clientUploadId);
     const { session, step } = await this.#core.admit(account, { uploadUid: input.uploadUid, step: input.step, size: input.contentLength });
-    const name = cleanName(input.name);
+    const name = cleanName(input.name, input.nameIsPercentEncoded ?? true);
     let clientRef: Buffer | null = null;
     if (clientUploadId !== undefined) {
       const { ref, first } = await this.#core.retryOf(session, clientUploadId);

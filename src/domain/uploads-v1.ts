@@ -74,18 +74,26 @@ export class MediaUrls {
 
   /**
    * A completed media-url as the input of a v1 job: the job engine works on sessions, so the
-   * upload joins one as its step-1 file the first time (later jobs reuse that session).
+   * upload joins one as its step-1 file the first time (a later start finds that session and
+   * its job: one job per media-url, as per session). Of racing first starts one session wins
+   * the upload, and every start goes on with it.
    */
-  async sessionFor(account: Account, key: string, type: 'analyse'): Promise<SessionRow> {
+  async sessionFor(account: Account, key: string, type: 'analyse', retried = false): Promise<SessionRow> {
     const row = await this.#core.live(account, key, 'v1');
     if (row.state !== 'completed') {
       const at = await this.#core.sizeOf(row);
       throw new AppError('invalid', 'upload_incomplete', `The upload of this media-url is not complete: ${at} of ${row.size} bytes arrived. Finish it before starting a job.`, { upload_offset: at });
     }
-    const existing = row.sessionId ? await this.#sessions.byIdUnchecked(row.sessionId) : undefined;
-    if (existing && existing.accountId === account.id && existing.type === type && existing.expiresAt > Date.now()) return existing;
+    if (row.sessionId) {
+      const existing = await this.#sessions.byIdUnchecked(row.sessionId);
+      if (existing && existing.accountId === account.id && existing.type === type && existing.expiresAt > Date.now()) return existing;
+      throw new AppError('conflict', 'session_used', "This media-url has had its job, and that job's time is over: a media-url holds one job, ever; create a new media-url for another.");
+    }
     const session = await this.#sessions.create(account, type);
-    await this.#core.attach(row, session, 1);
-    return session;
+    if (await this.#core.attach(row, session, 1)) return session;
+    // another start attached the upload first: its session it is
+    await this.#sessions.end(session);
+    if (retried) throw new AppError('conflict', 'session_used', 'This media-url already has its job.');
+    return this.sessionFor(account, key, type, true);
   }
 }

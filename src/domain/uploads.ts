@@ -73,17 +73,21 @@ export class Uploads {
   // ---- for every way in ------------------------------------------------------
 
   /**
-   * Checks that a file may join a session at this step: the session is the caller's and
-   * alive, the step fits its type, and the step has room for one more file.
+   * Checks that a file may join a session at this step: the session is the caller's, alive
+   * and without a job (queued, running or ended), the step fits its type (absent, it is 1 where the type has one step only), and the
+   * step has room for one more file.
    */
   async admit(account: Account, input: { uploadUid: unknown; step: unknown; size?: number }): Promise<{ session: SessionRow; step: number }> {
     if (typeof input.uploadUid !== 'string' || input.uploadUid === '') {
       throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
     }
     const session = await this.#sessions.get(account, input.uploadUid);
-    await this.#sessions.assertIdle(session);
-    const step = typeof input.step === 'number' ? input.step : typeof input.step === 'string' && /^\d{1,2}$/.test(input.step) ? Number(input.step) : NaN;
+    await this.#sessions.assertTakesFiles(session);
     const rules = stepRules(session.type, this.limits.sessionMaxFiles);
+    // a session of one step (reveal, analyse, convert) needs no step: it can only be that one
+    const steps = Object.keys(rules);
+    const given = input.step === undefined || input.step === null || input.step === '' ? (steps.length === 1 ? Number(steps[0]) : undefined) : input.step;
+    const step = typeof given === 'number' ? given : typeof given === 'string' && /^\d{1,2}$/.test(given) ? Number(given) : NaN;
     const rule = rules[step];
     if (!rule) {
       const allowed = Object.keys(rules).join(' or ');
@@ -176,8 +180,8 @@ export class Uploads {
     return this.#blobs.size(row.id);
   }
 
-  /** Makes the upload a file of a session, at a step (a v1 upload joining a job's session). */
-  attach(row: UploadRow, session: SessionRow, step: number): Promise<void> {
+  /** Makes an upload that is in no session a file of one, at a step; false if it already is in one (a racing v1 start won). */
+  attach(row: UploadRow, session: SessionRow, step: number): Promise<boolean> {
     return this.#rows.attach(row.id, session.id, step);
   }
 
@@ -308,12 +312,16 @@ export function gone(row: Pick<UploadRow, 'state'>): AppError {
     : new AppError('gone', 'upload_expired', 'This upload has expired and its bytes were destroyed.');
 }
 
-/** A file name as the user gave it, as safeName() makes it; 422 for a name too long or not a string. */
-export function cleanName(raw: unknown): string {
+/**
+ * A file name as the user gave it, as safeName() makes it; 422 for a name too long or not a
+ * string. A name with percent-escapes is decoded unless the caller knows it is plain text
+ * (`percentEncoded: false`: a header's raw UTF-8, where `%` is a literal percent sign).
+ */
+export function cleanName(raw: unknown, percentEncoded = true): string {
   if (raw === undefined || raw === null || raw === '') return 'file';
   if (typeof raw !== 'string') throw new AppError('invalid', 'invalid_name', 'name must be a string.');
   let name = raw;
-  if (/%[0-9A-Fa-f]{2}/.test(name)) {
+  if (percentEncoded && /%[0-9A-Fa-f]{2}/.test(name)) {
     try {
       name = decodeURIComponent(name);
     } catch {

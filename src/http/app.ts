@@ -94,7 +94,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     sessionDeleteRoutes(deps),
     directUploadRoutes(deps),
     tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
-    v1UploadRoutes(deps),
+    v1UploadRoutes({ ...deps, patchDoneStatus: deps.config.v1.patchDoneStatus }),
     v1JobRoutes(deps),
     analyseRoutes(deps),
     convertRoutes(deps),

@@ -40,6 +40,7 @@ export const RELEASES: Release[] = [
   { schema: upTo(8), commit: '6cf68ef', postgres: true, note: 'blob parts index' },
   { schema: upTo(9), commit: '66e6c8d', postgres: true, note: 'account surface (branch i22-account)' },
   { schema: [...upTo(8), 10], commit: '2678b9b', postgres: true, note: 'sealed addresses, before migration 9 was merged' },
+  { schema: upTo(10), commit: 'df07091', postgres: true, note: 'sealed addresses; a session could hold several jobs' },
 ];
 
 /** What the old release made, as its writer printed it. */

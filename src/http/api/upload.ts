@@ -7,6 +7,7 @@ import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import type { AppState } from '../context.ts';
 import { fileView } from './sessions.ts';
 import { requireKey } from '../middleware/auth.ts';
+import { headerFileName } from '../header-name.ts';
 
 // POST /api/upload: one whole file as the raw body. Content-Length is required (a body cut
 // short must never pass for a whole file) and is checked against the cap before a byte is read.
@@ -27,12 +28,14 @@ export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; d
           max_upload_bytes: cap,
         });
       }
+      const named = ctx.get('x-filename') ? headerFileName(ctx.get('x-filename')) : undefined;
       const file = await deps.directUploads.whole(
         ctx.state.account!,
         {
           uploadUid: ctx.get('x-upload-uid') || undefined,
           step: ctx.get('x-upload-step') || undefined,
-          name: ctx.get('x-filename') || undefined,
+          name: named?.name,
+          nameIsPercentEncoded: named?.percentEncoded,
           clientUploadId: ctx.get('x-client-upload-id') || undefined,
           contentLength: length,
         },

@@ -42,7 +42,8 @@ export function errorBoundary(log: Logger): Mw {
         ctx.status = 404;
         ctx.body = { error: 'not_found', message: 'Nothing is here.' };
       } else if (ctx.status === 405 && !ctx.body) {
-        ctx.body = { error: 'method_not_allowed', message: `${ctx.method} is not allowed here.` };
+        const allow = ctx.response.get('Allow');
+        ctx.body = { error: 'method_not_allowed', message: `${ctx.method} is not allowed here${allow ? `; this path takes ${allow}` : ''}.` };
       } else if (ctx.status === 501 && !ctx.body) {
         ctx.body = { error: 'not_implemented', message: `${ctx.method} is not supported here.` };
       }

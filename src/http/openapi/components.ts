@@ -9,8 +9,14 @@ export const parameterRef = (name: string) => ref('parameters', name);
 export const responseRef = (name: string) => ref('responses', name);
 
 export const securitySchemes = {
-  api_key: { type: 'apiKey', in: 'header', name: 'api_key', description: 'The v1 interface. Header names are case-insensitive: clients spelling it Api_Key send the same header.' },
-  'X-Api-Key': { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The newer interface and /mcp.' },
+  api_key: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'api_key',
+    description:
+      'The v1 interface: the key in the request header api_key (X-Api-Key and a query parameter are not read: 401 missing_api_key saying so). Header names are case-insensitive: clients spelling it Api_Key send the same header. Proxies may drop header names with an underscore (nginx: underscores_in_headers on;).',
+  },
+  'X-Api-Key': { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'The newer interface and /mcp (api_key and a query parameter are not read).' },
 };
 
 const path = (name: string, description: string) => ({ name, in: 'path', required: true, description, schema: { type: 'string', maxLength: 80 } });
@@ -31,8 +37,12 @@ export const parameters = {
   'Upload-Metadata': header('Upload-Metadata', true, 'Comma-separated "key base64(value)" pairs: upload_uid, step, name, client_upload_id (optional).'),
   'Upload-Offset': header('Upload-Offset', true, 'Where the bytes of this request start.', { type: 'integer', minimum: 0 }),
   'X-Upload-Uid': header('X-Upload-Uid', true, 'The session the file belongs to.'),
-  'X-Upload-Step': header('X-Upload-Step', true, "The file's step: 1, or 2 for the cover of a hide.", { type: 'string', pattern: '^\\d{1,2}$' }),
-  'X-Filename': header('X-Filename', true, "The file's name (its last path segment is kept)."),
+  'X-Upload-Step': header('X-Upload-Step', false, "The file's step: 1 for the secrets of a hide, 2 for its cover. Required for a hide; a reveal, analyse or convert session has step 1 only, which is the default.", { type: 'string', pattern: '^\\d{1,2}$' }),
+  'X-Filename': header(
+    'X-Filename',
+    false,
+    "The file's name (its last path segment is kept; absent, \"file\"). Percent-encoded UTF-8 (caf%C3%A9%20photo.jpg) or the name's raw UTF-8 bytes (café photo.jpg, as curl sends it). A value with any byte over 0x7F is raw text and is not percent-decoded (its % stays a %); raw bytes that are not valid UTF-8 are read as Latin-1.",
+  ),
   'X-Client-Upload-Id': header('X-Client-Upload-Id', false, 'Makes the upload idempotent: sent again, the first result is answered and nothing is stored twice.'),
 };
 
@@ -87,8 +97,8 @@ export const responses = {
   },
   V1Other: {
     description:
-      'Every other 4xx and 5xx, as SEED-SPEC.md gives them: rate_limited and body_too_slow (with Retry-After where it applies), internal_error (with request_id), and any other refusal.',
-    headers: { 'Retry-After': headerRef('Retry-After'), 'X-Request-Id': headerRef('X-Request-Id') },
+      'Every other 4xx and 5xx, as SEED-SPEC.md gives them ("500 stands for all other 4XX and 5XX statuses"), the body keeping the precise code: rate_limited and body_too_slow (with Retry-After), method_not_allowed (another method on a v1 path, with Allow), internal_error (with request_id), and any other refusal.',
+    headers: { 'Retry-After': headerRef('Retry-After'), Allow: headerRef('Allow'), 'X-Request-Id': headerRef('X-Request-Id') },
     ...json('Error'),
   },
 };

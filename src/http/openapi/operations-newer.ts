@@ -15,7 +15,7 @@ const RESULTS = { 404: 'session_not_found, job_not_found', 409: 'job_not_finishe
 const DOWNLOAD = { 404: 'asset_not_found', 410: 'results_expired', 416: 'range_not_satisfiable: the Range is outside the file (Content-Range gives its size)' };
 const START = {
   404: 'session_not_found, not_available',
-  409: 'job_in_progress: a job is queued or running on the session (job_uid); upload_in_progress: some files are still uploading',
+  409: 'session_used: the session has had its job, in any state (job_uid, job_status); a session holds one job, ever: create a new session for another; upload_in_progress: some files are still uploading',
   410: 'session_expired',
 };
 
@@ -145,7 +145,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       errors: {
         400: 'invalid_content_length, length_mismatch: the body held more or fewer bytes than its Content-Length',
         404: 'session_not_found',
-        409: 'session_busy: a job is queued or running on the session; upload_in_progress: the same X-Client-Upload-Id is under way',
+        409: 'session_busy: a job is queued or running on the session; session_used: its job has ended (a session holds one job, ever: create a new session); upload_in_progress: the same X-Client-Upload-Id is under way',
         410: 'session_expired',
         411: 'length_required: no Content-Length',
         413: 'file_too_large (max_upload_bytes): checked before the body is read',
@@ -314,7 +314,7 @@ function tusOperations(): Operation[] {
       errors: {
         400: 'invalid_tus_header: Upload-Length or Upload-Metadata is not valid TUS',
         404: 'session_not_found',
-        409: 'session_busy',
+        409: 'session_busy: a job is queued or running on the session; session_used: its job has ended',
         410: 'session_expired',
         ...tus,
         413: 'file_too_large: Upload-Length is over the largest file',

@@ -1,5 +1,6 @@
 // The v1 interface, as SEED-SPEC.md's tables give it: its operation names, shapes and statuses
-// (401, 422 and 500 everywhere, 404 and 410 for resumableDelete alone).
+// (401, 422 and 500 everywhere, 404 and 410 for resumableDelete alone; 500 stands for every
+// other status, a 405 and a 429 too, with the precise code in the body).
 import { AnalyseStarted, ChunkAccepted, FileMetadata, JobAnalyse, JobResult, JobStatus, MediaUrlCreated, ResumableChunk } from '../schemas/v1.ts';
 import type { Operation } from './operation.ts';
 
@@ -17,7 +18,7 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       body: { schema: JobAnalyse, required: true },
       answers: { 200: { description: 'Started; Location holds the job-url.', schema: AnalyseStarted, headers: ['Location'] } },
-      errors: { 422: 'unknown_field, invalid_key, invalid_field, upload_not_found, upload_incomplete, and any other bad input' },
+      errors: { 422: 'unknown_field, invalid_key, invalid_field, upload_not_found, upload_incomplete, session_used (the media-url has had its job: one job per media-url; create a new media-url for another), and any other bad input' },
     },
     {
       method: 'post',
@@ -75,7 +76,7 @@ export function v1Operations(): Operation[] {
       body: { content: { 'multipart/form-data': {} }, schema: ResumableChunk, required: true },
       answers: {
         200: { description: 'Stored; more data expected.', schema: ChunkAccepted, headers: resumableHeaders },
-        204: { description: 'Stored; the upload is complete.', headers: resumableHeaders },
+        204: { description: 'Stored; the upload is complete (200 with the ChunkAccepted body instead where the service runs OBSCURA_V1_PATCH_DONE_STATUS=200, for old clients).', headers: resumableHeaders },
       },
       errors: { 422: `${RESUMABLE}: a wrong, negative or non-numeric offset, a chunk over 5 MiB or past the size, a malformed body (the current offset is in the message and in Upload-Offset)` },
       errorHeaders: { 422: ['Upload-Offset', 'Tus-Resumable'] },

@@ -39,18 +39,22 @@ export function v1Statuses(opts: { resumable?: boolean; unlink?: boolean } = {})
   };
 }
 
+// The paths of SEED-SPEC.md's v1 operations.
+const V1_OPERATION = /^\/v1\/(job\/(analyse|status\/[^/]+|result\/[^/]+)|upload\/(create-media-url|resumable\/[^/]+))$/;
+
 /**
- * App-level, outside the error boundary: what answers a v1 path before its route runs (a rate
- * limit's 429, a slow body's 408) leaves as 500, the
- * status SEED-SPEC.md's table gives "all other 4XX and 5XX statuses"; the JSON body, with its
- * precise `error` code, and Retry-After stay. A path that is no v1 operation keeps its 404.
+ * App-level, outside the error boundary: SEED-SPEC.md's table is v1's whole list of statuses
+ * (401, 422, 404 and 410 of resumableDelete, and 500 that "stands for all other 4XX and 5XX
+ * statuses"). So what answers a v1 path before its route runs (a rate limit's 429, a slow
+ * body's 408) and a v1 operation's path asked with another method (405, with Allow) leave as
+ * 500; the JSON body, with its precise `error` code, Allow and Retry-After stay. A path that is
+ * no v1 operation keeps its 404 (or 501 for a method no route knows).
  */
 export function v1StatusTable(): Mw {
   return async (ctx, next) => {
     await next();
     if (!ctx.path.startsWith('/v1/') || ctx.status < 400) return;
-    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute !== undefined;
-    if (!matched && (ctx.status === 404 || ctx.status === 405)) return;
+    if (!V1_OPERATION.test(ctx.path) && (ctx.status === 404 || ctx.status === 501)) return;
     // maintenance is the whole service's state, not an answer of the operation: every route of
     // every interface answers it alike, 503 with Retry-After
     if (ctx.status === 503 && (ctx.body as { status?: unknown } | undefined)?.status === 'MAINTENANCE') return;

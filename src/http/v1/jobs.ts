@@ -28,11 +28,18 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobRe
     const body = validate(JobAnalyse, await readObject(ctx));
     const account = ctx.state.account!;
     const session = await deps.mediaUrls.sessionFor(account, body.key, 'analyse');
-    const job = await jobs.create(account, 'analyse', {
-      upload_uid: session.id,
-      tips: body.enableTips,
-      forensic_depth: body.enableExtraAnalysis ? 'deep' : 'standard',
-    });
+    const job = await jobs
+      .create(account, 'analyse', {
+        upload_uid: session.id,
+        tips: body.enableTips,
+        forensic_depth: body.enableExtraAnalysis ? 'deep' : 'standard',
+      })
+      .catch((err: unknown) => {
+        // a media-url is the session of v1: it holds one job, ever
+        if (!(err instanceof AppError && err.code === 'session_used')) throw err;
+        const earlier = typeof err.details?.job_uid === 'string' ? ` (${err.details.job_uid})` : '';
+        throw new AppError('conflict', 'session_used', `This media-url already has its job${earlier}: a media-url holds one job, ever. Poll that job's key; for another job, create a new media-url and upload the file again.`, err.details);
+      });
     const jobUrl = urlFor(ctx, `/v1/job/status/${job.id}`);
     ctx.status = 200;
     ctx.set('Location', jobUrl);

@@ -18,7 +18,7 @@ import { v1Statuses } from './errors.ts';
 const TUS_VERSION = '1.0.0';
 const MULTIPART_SLACK = 64 * 1024; // boundaries and part headers around the chunk
 
-export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; mediaUrls: MediaUrls }): Router<AppState> {
+export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; mediaUrls: MediaUrls; patchDoneStatus?: 200 | 204 }): Router<AppState> {
   const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'api_key');
   const limits = deps.uploads.limits;
@@ -54,9 +54,11 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; media
       const { offset, chunk } = await readChunk(ctx, limits.chunkMax, before.offset);
       const r = await deps.mediaUrls.append(ctx.state.account!, ctx.params.key, offset, chunk);
       resumableHeaders(ctx, r.offset, r.expiresAt);
-      if (r.complete) {
+      if (r.complete && (deps.patchDoneStatus ?? 204) === 204) {
         ctx.status = 204;
       } else {
+        // more data expected, or the last chunk for old clients that want 200 on every chunk
+        // (OBSCURA_V1_PATCH_DONE_STATUS=200)
         ctx.status = 200;
         ctx.body = { key: ctx.params.key, offset: r.offset };
       }

@@ -15,12 +15,12 @@ export class PostgresJobs implements JobRepository {
     await query(this.db.pool, sql, values);
   }
 
-  async insertIfIdle(j: JobRow): Promise<boolean> {
-    // The partial unique index jobs_one_active decides: a session that already has a queued or
-    // running job makes this insert do nothing (two racing requests: one row, one false). Any
-    // other uniqueness (the id) still throws DuplicateError.
+  async insertIfFirst(j: JobRow): Promise<boolean> {
+    // The partial unique index jobs_one_per_session decides: a session that has had a job makes
+    // this insert do nothing (two racing requests: one row, one false). Any other uniqueness
+    // (the id) still throws DuplicateError.
     const { sql, values } = jobInsert(j, param);
-    const { count } = await query(this.db.pool, `${sql} ON CONFLICT (session_id) WHERE state IN ('queued', 'processing') DO NOTHING`, values);
+    const { count } = await query(this.db.pool, `${sql} ON CONFLICT (session_id) WHERE holds_session DO NOTHING`, values);
     return count === 1;
   }
 

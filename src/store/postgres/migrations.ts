@@ -250,6 +250,25 @@ export const migrations: Migration[] = [
       CREATE UNIQUE INDEX accounts_email_lookup ON accounts (email_lookup);
     `,
   },
+  {
+    version: 11,
+    // A session holds one job, ever (issue 25): a second start is refused, by the database
+    // under a race. Sessions of older releases may hold several jobs; the one that holds the
+    // session is its active job, else its latest, and the rest stay as they are (NULL is
+    // outside the index). A new row takes the default, so it must be the session's first.
+    sql: `
+      ALTER TABLE jobs ADD COLUMN holds_session BOOLEAN DEFAULT true;
+      UPDATE jobs SET holds_session = NULL
+        WHERE id NOT IN (
+          SELECT id FROM (
+            SELECT id, ROW_NUMBER() OVER (
+              PARTITION BY session_id ORDER BY state IN ('queued', 'processing') DESC, created_at DESC, seq DESC
+            ) AS n FROM jobs
+          ) AS ranked WHERE n = 1
+        );
+      CREATE UNIQUE INDEX jobs_one_per_session ON jobs(session_id) WHERE holds_session;
+    `,
+  },
 ];
 
 /** Migration 10's rows: each plain address becomes its HMAC and its sealed form, and the plain one NULL. */

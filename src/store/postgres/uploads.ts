@@ -36,8 +36,9 @@ export class PostgresUploads implements UploadRepository {
     return rows.map(toUpload);
   }
 
-  async attach(id: string, sessionId: string, step: number): Promise<void> {
-    await query(this.db.pool, 'UPDATE uploads SET session_id = $1, step = $2 WHERE id = $3', [sessionId, step, id]);
+  async attach(id: string, sessionId: string, step: number): Promise<boolean> {
+    const { count } = await query(this.db.pool, 'UPDATE uploads SET session_id = $1, step = $2 WHERE id = $3 AND session_id IS NULL', [sessionId, step, id]);
+    return count === 1;
   }
 
   async setState(id: string, state: UploadState, at: number): Promise<void> {

@@ -17,12 +17,12 @@ export class SqliteJobs implements JobRepository {
     this.db.prepare(sql).run(...values);
   }
 
-  async insertIfIdle(j: JobRow): Promise<boolean> {
+  async insertIfFirst(j: JobRow): Promise<boolean> {
     try {
       await this.insert(j);
       return true;
     } catch (err) {
-      // the partial unique index jobs_one_active: the session already has a queued or running job
+      // the unique indexes jobs_one_per_session and jobs_one_active: the session has had a job
       if ((err as { errcode?: number }).errcode === SQLITE_CONSTRAINT_UNIQUE && /jobs\.session_id/.test(String(err))) return false;
       throw err;
     }

@@ -35,8 +35,8 @@ export class SqliteUploads implements UploadRepository {
     ).map(toUpload);
   }
 
-  async attach(id: string, sessionId: string, step: number): Promise<void> {
-    this.db.prepare('UPDATE uploads SET session_id = ?, step = ? WHERE id = ?').run(sessionId, step, id);
+  async attach(id: string, sessionId: string, step: number): Promise<boolean> {
+    return Number(this.db.prepare('UPDATE uploads SET session_id = ?, step = ? WHERE id = ? AND session_id IS NULL').run(sessionId, step, id).changes) > 0;
   }
 
   async setState(id: string, state: UploadState, at: number): Promise<void> {
