@@ -220,7 +220,7 @@ const schema = {
   OBSCURA_FILE_MAX: [bytes, '2GiB'],
   OBSCURA_SESSION_LIFE: [duration, '24h'],
   OBSCURA_MEDIA_URL_LIFE: [duration, '24h'],
-  // the status of v1's chunk PATCH that completes an upload: SEED-SPEC.md's 204, or 200 for old
+  // the status of v1's chunk PATCH that completes an upload: the v1 specification's 204, or 200 for old
   // v1 clients that take anything but 200 for a failure
   OBSCURA_V1_PATCH_DONE_STATUS: [z.enum(['204', '200']), '204'],
   OBSCURA_SESSION_MAX_FILES: [int(1, 1000), '20'],
@@ -319,7 +319,7 @@ export interface Config {
     mediaUrlLifeMs: number;
     sessionMaxFiles: number;
   };
-  /** v1 for old clients: the status of the chunk PATCH that completes an upload (204 by SEED-SPEC.md). */
+  /** v1 for old clients: the status of the chunk PATCH that completes an upload (204 by the v1 specification). */
   v1: { patchDoneStatus: 200 | 204 };
   scratchDir: string;
   /** How often expired uploads, results, web sessions and links are destroyed. */

@@ -1,4 +1,4 @@
-// v1 media-urls (SEED-SPEC.md): an upload made before its file's session exists, sent in
+// v1 media-urls (the v1 specification): an upload made before its file's session exists, sent in
 // chunks at given offsets, each all or nothing; a v1 job makes it the file of a session.
 import type { Account, SessionRow } from './ports.ts';
 import { AppError } from './errors.ts';

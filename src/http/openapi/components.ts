@@ -97,7 +97,7 @@ export const responses = {
   },
   V1Other: {
     description:
-      'Every other 4xx and 5xx, as SEED-SPEC.md gives them ("500 stands for all other 4XX and 5XX statuses"), the body keeping the precise code: rate_limited and body_too_slow (with Retry-After), method_not_allowed (another method on a v1 path, with Allow), internal_error (with request_id), and any other refusal.',
+      'Every other 4xx and 5xx, as the v1 specification gives them ("500 stands for all other 4XX and 5XX statuses"), the body keeping the precise code: rate_limited and body_too_slow (with Retry-After), method_not_allowed (another method on a v1 path, with Allow), internal_error (with request_id), and any other refusal.',
     headers: { 'Retry-After': headerRef('Retry-After'), Allow: headerRef('Allow'), 'X-Request-Id': headerRef('X-Request-Id') },
     ...json('Error'),
   },

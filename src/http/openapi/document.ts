@@ -15,7 +15,7 @@ import { newerOperations } from './operations-newer.ts';
 import { v1Operations } from './operations-v1.ts';
 import type { Answer, Operation } from './operation.ts';
 
-/** SEED-SPEC.md, Versioning: v1 "declares description version 1.0". */
+/** the v1 specification, Versioning: v1 "declares description version 1.0". */
 export const DESCRIPTION_VERSION = '1.0';
 
 export interface DocumentOptions {
@@ -105,7 +105,7 @@ export function openApiDocument(o: DocumentOptions): Json {
       { name: 'convert', description: 'Images and videos to other formats.' },
       { name: 'uploads', description: 'A whole file in one request.' },
       { name: 'tus', description: 'Resumable uploads, TUS 1.0.0.' },
-      { name: 'v1', description: 'The v1 interface, as SEED-SPEC.md gives it.' },
+      { name: 'v1', description: 'The v1 interface, as its specification gives it.' },
       ...(operations.some((op) => op.tag === 'mcp') ? [{ name: 'mcp', description: 'Model Context Protocol, Streamable HTTP (revision 2025-03-26).' }] : []),
     ],
     paths,

@@ -1,4 +1,4 @@
-// The v1 interface, as SEED-SPEC.md's tables give it: its operation names, shapes and statuses
+// The v1 interface, as the v1 specification's tables give it: its operation names, shapes and statuses
 // (401, 422 and 500 everywhere, 404 and 410 for resumableDelete alone; 500 stands for every
 // other status, a 405 and a 429 too, with the precise code in the body).
 import { AnalyseStarted, ChunkAccepted, FileMetadata, JobAnalyse, JobResult, JobStatus, MediaUrlCreated, ResumableChunk } from '../schemas/v1.ts';

@@ -1,4 +1,4 @@
-// The v1 interface's shapes, as SEED-SPEC.md gives them: FileMetadata and JobAnalyse (checked by
+// The v1 interface's shapes, as the v1 specification gives them: FileMetadata and JobAnalyse (checked by
 // v1/upload.ts and v1/jobs.ts), JobStatus and JobResult, and what the service adds beside them.
 import { z } from 'zod';
 import { AnalyseItem } from './results.ts';
@@ -49,7 +49,7 @@ export const JobResult = z.object({
   results: z.object({ status: V1_STATUS, files: z.array(AnalyseItem) }),
 });
 
-/** SEED-SPEC gives the analyse answer no body; this one repeats the job-url. */
+/** the v1 specification gives the analyse answer no body; this one repeats the job-url. */
 export const AnalyseStarted = z.object({ key: z.string(), status: V1_STATUS, jobUrl: z.url() });
 
 export const MediaUrlCreated = z.object({ key: z.string(), location: z.url(), expires_at: z.iso.datetime() });

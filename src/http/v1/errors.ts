@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Mw } from '../context.ts';
 
 /**
- * v1 answers only the statuses SEED-SPEC.md documents: 401, 422, 404, 410 and 500.
+ * v1 answers only the statuses the v1 specification documents: 401, 422, 404, 410 and 500.
  * Bad input of any kind is 422; anything else undocumented is 500; the message stays.
  * 404 and 410 are resumableDelete's alone (`unlink`): everywhere else an unknown, deleted or
  * expired key (a media-url's or a job's) is invalid input, 422.
@@ -39,11 +39,11 @@ export function v1Statuses(opts: { resumable?: boolean; unlink?: boolean } = {})
   };
 }
 
-// The paths of SEED-SPEC.md's v1 operations.
+// The paths of the v1 specification's v1 operations.
 const V1_OPERATION = /^\/v1\/(job\/(analyse|status\/[^/]+|result\/[^/]+)|upload\/(create-media-url|resumable\/[^/]+))$/;
 
 /**
- * App-level, outside the error boundary: SEED-SPEC.md's table is v1's whole list of statuses
+ * App-level, outside the error boundary: the v1 specification's table is v1's whole list of statuses
  * (401, 422, 404 and 410 of resumableDelete, and 500 that "stands for all other 4XX and 5XX
  * statuses"). So what answers a v1 path before its route runs (a rate limit's 429, a slow
  * body's 408) and a v1 operation's path asked with another method (405, with Allow) leave as

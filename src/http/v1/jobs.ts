@@ -1,4 +1,4 @@
-// v1 jobs, as SEED-SPEC.md's tables say: analyse a completed media-url, poll its status with
+// v1 jobs, as the v1 specification's tables say: analyse a completed media-url, poll its status with
 // POST, read the result. The job-url is the status URL and the result-url the result URL,
 // both built for the network the request came in on.
 import type { Router } from '@koa/router';

@@ -1,4 +1,4 @@
-// v1 resumable upload, as SEED-SPEC.md's tables say: create-media-url, then HEAD/PATCH/DELETE
+// v1 resumable upload, as the v1 specification's tables say: create-media-url, then HEAD/PATCH/DELETE
 // on /v1/upload/resumable/{key}. A PATCH is multipart with an `offset` field and a `file`
 // part of at most 5 MiB; it is applied whole or not at all.
 import type { Router } from '@koa/router';

@@ -1,4 +1,4 @@
-// Encrypted objects on local disk (DESIGN.md decision 4). Each object has its own random
+// Encrypted objects on local disk (the encrypted-store decision, docs/design.md). Each object has its own random
 // data key, wrapped by the master key and kept in the key ring; the file holds only frames
 // sealed under that key (see frames.ts).
 //
