@@ -68,6 +68,8 @@ if (missing) {
   test.after.always(async () => {
     await down(dir, '--profile', 'scale').catch(() => undefined);
     await sh('podman', ['volume', 'rm', '-af']).catch(() => undefined);
+    // the tagged images stay as the next run's cache; the layers of earlier builds go
+    await sh('podman', ['image', 'prune', '-f']).catch(() => undefined);
     await stopApi();
   });
 

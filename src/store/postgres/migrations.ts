@@ -256,6 +256,9 @@ export const migrations: Migration[] = [
     // under a race. Sessions of older releases may hold several jobs; the one that holds the
     // session is its active job, else its latest, and the rest stay as they are (NULL is
     // outside the index). A new row takes the default, so it must be the session's first.
+    // jobs_one_active (migration 4) goes: the holder is the session's active job, so the new
+    // index covers it, and beside it a racing insert could fail on the index that
+    // ON CONFLICT does not arbitrate instead of doing nothing.
     sql: `
       ALTER TABLE jobs ADD COLUMN holds_session BOOLEAN DEFAULT true;
       UPDATE jobs SET holds_session = NULL
@@ -267,6 +270,7 @@ export const migrations: Migration[] = [
           ) AS ranked WHERE n = 1
         );
       CREATE UNIQUE INDEX jobs_one_per_session ON jobs(session_id) WHERE holds_session;
+      DROP INDEX jobs_one_active;
     `,
   },
 ];

@@ -22,7 +22,7 @@ export class SqliteJobs implements JobRepository {
       await this.insert(j);
       return true;
     } catch (err) {
-      // the unique indexes jobs_one_per_session and jobs_one_active: the session has had a job
+      // the unique index jobs_one_per_session: the session has had a job
       if ((err as { errcode?: number }).errcode === SQLITE_CONSTRAINT_UNIQUE && /jobs\.session_id/.test(String(err))) return false;
       throw err;
     }

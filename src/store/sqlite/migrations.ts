@@ -262,6 +262,9 @@ export const migrations: Migration[] = [
     // under a race. Sessions of older releases may hold several jobs; the one that holds the
     // session is its active job, else its latest, and the rest stay as they are (NULL is
     // outside the index). A new row takes the default, so it must be the session's first.
+    // jobs_one_active (migration 4) goes: the holder is the session's active job, so the new
+    // index covers it, and beside it a racing insert could fail on the index that
+    // ON CONFLICT does not arbitrate instead of doing nothing.
     sql: `
       ALTER TABLE jobs ADD COLUMN holds_session INTEGER DEFAULT 1;
       UPDATE jobs SET holds_session = NULL
@@ -273,6 +276,7 @@ export const migrations: Migration[] = [
           ) WHERE n = 1
         );
       CREATE UNIQUE INDEX jobs_one_per_session ON jobs(session_id) WHERE holds_session = 1;
+      DROP INDEX jobs_one_active;
     `,
   },
 ];
