@@ -181,11 +181,7 @@ if (missing) {
     const two = client(`http://127.0.0.1:${b}`);
     const uid = await convertSession(one, scaleKey, [['photo.png', fixture('secret-small.png')]]);
     t.is((await one.api('POST', '/api/convert/job', scaleKey, { upload_uid: uid, image_format: 'webp' })).status, 201);
-    let done;
-    for (;;) {
-      done = (await two.api('GET', `/api/convert/job/${uid}?wait=30`, scaleKey)).body;
-      if (['completed', 'partial', 'failed'].includes(done.status)) break;
-    }
+    const done = await finishJob(two, scaleKey, uid, '/api/convert/job');
     t.is(done.status, 'completed', JSON.stringify(done));
     const results = (await two.api('GET', `/api/convert/job/${uid}/results`, scaleKey)).body;
     const bytes = await download(two, scaleKey, results.result_files[0].download_url);
@@ -210,11 +206,7 @@ async function convert(svc: RunningService, key: string): Promise<{ url: string;
   const uid = await convertSession(svc, key, [['photo.png', fixture('secret-small.png')]]);
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'webp' });
   if (start.status !== 201) throw new Error(JSON.stringify(start.body));
-  let done;
-  for (;;) {
-    done = (await svc.api('GET', `/api/convert/job/${uid}?wait=30`, key)).body;
-    if (['completed', 'partial', 'failed'].includes(done.status)) break;
-  }
+  const done = await finishJob(svc, key, uid, '/api/convert/job');
   if (done.status !== 'completed') throw new Error(JSON.stringify(done));
   const url = (await svc.api('GET', `/api/convert/job/${uid}/results`, key)).body.result_files[0].download_url;
   return { url, bytes: await download(svc, key, url) };

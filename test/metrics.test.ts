@@ -10,8 +10,8 @@ import { startChild, exited, freePort } from './helpers/child.ts';
 import { PHOTO } from './helpers/media.ts';
 import { startPostgres } from './helpers/postgres.ts';
 import { startService, tempDir, type RunningService } from './helpers/service.ts';
-import { until } from './helpers/until.ts';
-import { uploadFile } from './helpers/upload-files.ts';
+import { finishJob } from './helpers/stego-jobs.ts';
+import { tusUpload, uploadFile } from './helpers/upload-files.ts';
 import { loadConfig, ConfigError } from '../src/config.ts';
 import { spawn } from 'node:child_process';
 
@@ -49,30 +49,6 @@ function value(samples: Sample[], name: string, where: Record<string, string> = 
   return samples.filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
 }
 
-const b64 = (s: string) => Buffer.from(s).toString('base64');
-
-async function tusUpload(svc: RunningService, key: string, uid: string, name: string, data: Buffer): Promise<string> {
-  const r = await fetch(`${svc.url.clearnet}/api/tus`, {
-    method: 'POST',
-    headers: {
-      'X-Api-Key': key,
-      'Tus-Resumable': '1.0.0',
-      'Upload-Length': String(data.length),
-      'Content-Type': 'application/offset+octet-stream',
-      'Upload-Metadata': `upload_uid ${b64(uid)},step ${b64('1')},name ${b64(name)}`,
-    },
-    body: data,
-  });
-  if (r.status !== 201) throw new Error(`tus: ${r.status} ${await r.text()}`);
-  return r.headers.get('location')!;
-}
-
-async function jobDone(svc: RunningService, key: string, uid: string): Promise<any> {
-  return until('the convert job ends', 120_000, async () => {
-    const r = await svc.api('GET', `/api/convert/job/${uid}`, key);
-    return ['completed', 'partial', 'failed'].includes(r.body.status) ? r.body : undefined;
-  });
-}
 
 test('a convert job, uploads by direct and TUS, a refusal and requests on each listener move the counters; no label holds an id, key, name or address', async (t) => {
   const svc = await startService({ OBSCURA_METRICS_LISTEN: '127.0.0.1:0', OBSCURA_RATE_VISITOR_PER_MINUTE: '3', OBSCURA_WORKERS: '1' });
@@ -90,10 +66,10 @@ test('a convert job, uploads by direct and TUS, a refusal and requests on each l
   const viaTus = 'Protest-Route-Secret.jpg';
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid as string;
   await uploadFile(svc, key, uid, 1, direct, photo);
-  const tusUrl = await tusUpload(svc, key, uid, viaTus, photo);
+  const tusUrl = await tusUpload(svc, key, uid, 1, viaTus, photo);
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png', width: 200 });
   t.is(start.status, 201);
-  const done = await jobDone(svc, key, uid);
+  const done = await finishJob(svc, key, uid, '/api/convert/job');
   t.is(done.status, 'completed', done.progress_message);
   // the I2P listener counts requests without i2pd's header as one visitor: the fourth in a minute is refused
   const statuses: number[] = [];
@@ -168,7 +144,7 @@ test('a result whose stored bytes were damaged on disk: its download fails and o
   const uid = (await svc.api('POST', '/api/convert/session', key, {})).body.upload_uid as string;
   await uploadFile(svc, key, uid, 1, 'photo.jpg', readFileSync(PHOTO));
   t.is((await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, image_format: 'png', width: 200 })).status, 201);
-  t.is((await jobDone(svc, key, uid)).status, 'completed');
+  t.is((await finishJob(svc, key, uid, '/api/convert/job')).status, 'completed');
   t.is(value((await scrape(svc.metricsUrl!)).samples, 'obscura_blob_store_errors_total'), 0);
   // the disk loses some bits of the result (ids as_…): flipped in the middle of its ciphertext
   const shard = path.join(svc.dataDir, 'blobs', 'as');
@@ -216,7 +192,7 @@ test('with many instances: a job whose instance died is taken over when its leas
 
   const worker = await startService({ ...shared, OBSCURA_METRICS_LISTEN: '127.0.0.1:0', OBSCURA_WORKERS: '1' });
   t.teardown(() => worker.close());
-  t.is((await jobDone(front, key, uid)).status, 'completed');
+  t.is((await finishJob(front, key, uid, '/api/convert/job')).status, 'completed');
   const { samples } = await scrape(worker.metricsUrl!);
   t.is(value(samples, 'obscura_job_lease_takeovers_total', { product: 'convert' }), 1);
   t.is(value(samples, 'obscura_jobs_finished_total', { product: 'convert', outcome: 'completed' }), 1);

@@ -10,13 +10,13 @@
 // made after the snapshot have no key in it and are left out; one deleted before it could be
 // copied (its upload or result expired) is counted and named in the summary.
 import { constants } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile, open } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { backup as sqliteBackup, DatabaseSync } from 'node:sqlite';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../domain/errors.ts';
 import type { Config } from '../config.ts';
-import { EncryptedFileStore } from '../store/blobs/encrypted-file-store.ts';
+import { EncryptedFileStore, fsyncPath } from '../store/blobs/encrypted-file-store.ts';
 import type { MasterKey } from '../store/master-key.ts';
 import { SqliteKeyRing } from '../store/sqlite/key-ring.ts';
 import { databaseFile } from './where.ts';
@@ -134,7 +134,7 @@ async function copyBlob(from: string, to: string, id: string): Promise<boolean> 
     return false;
   }
   if (journal) await writeFile(`${dst}.journal`, journal, { mode: 0o600 });
-  await syncFile(`${dst}.obj`);
+  await fsyncPath(`${dst}.obj`);
   return true;
 }
 
@@ -146,14 +146,5 @@ async function opensWhole(store: EncryptedFileStore, id: string): Promise<boolea
     return true;
   } catch {
     return false;
-  }
-}
-
-async function syncFile(file: string): Promise<void> {
-  const fh = await open(file, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
   }
 }

@@ -3,10 +3,10 @@
 import type { RunningService } from './service.ts';
 import { uploadFile } from './upload-files.ts';
 
-/** Long-polls the job until it ends; its last answer. */
-export async function finishJob(svc: RunningService, key: string, uid: string): Promise<any> {
+/** Long-polls the job until it ends; its last answer. `route`: the product's job route (convert: /api/convert/job). */
+export async function finishJob(svc: RunningService, key: string, uid: string, route = '/api/job'): Promise<any> {
   for (;;) {
-    const r = await svc.api('GET', `/api/job/${uid}?wait=30`, key);
+    const r = await svc.api('GET', `${route}/${uid}?wait=30`, key);
     if (['completed', 'partial', 'failed'].includes(r.body.status)) return r.body;
   }
 }

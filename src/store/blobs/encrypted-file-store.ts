@@ -85,7 +85,7 @@ export class EncryptedFileStore implements BlobStore {
         throw err;
       }
       await fh.close();
-      await fsyncDir(p.shard);
+      await fsyncPath(p.shard);
     });
   }
 
@@ -395,8 +395,9 @@ async function readExactly(fh: FileHandle, position: number, length: number): Pr
   return buf;
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
+/** fsync of a file or a folder (a folder: so that a rename or a new entry in it is durable). */
+export async function fsyncPath(file: string): Promise<void> {
+  const fh = await open(file, 'r');
   try {
     await fh.sync();
   } finally {
@@ -415,12 +416,12 @@ async function writeJournal(p: Paths, offset: number, frame: Buffer): Promise<vo
   const aside = `${p.journal}.new`;
   await writeFile(aside, Buffer.concat([head, frame, digest]), { mode: 0o600, flush: true });
   await rename(aside, p.journal);
-  await fsyncDir(p.shard);
+  await fsyncPath(p.shard);
 }
 
 async function dropJournal(p: Paths): Promise<void> {
   await unlink(p.journal);
-  await fsyncDir(p.shard);
+  await fsyncPath(p.shard);
 }
 
 async function recover(p: Paths): Promise<void> {
