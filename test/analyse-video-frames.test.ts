@@ -58,3 +58,31 @@ test('faces and text in a video are counted over its sampled frames, not only th
   t.true(mail.file.verdicts.findings.some((f: any) => f.detector === 'privacy' && /e-mail/i.test(f.label)), 'an e-mail address in a later frame is found');
   t.false(JSON.stringify(mail.file.verdicts.findings).includes('jane.doe'), 'the address itself is not in a finding');
 });
+
+test('every sampled frame of an MPEG-TS with one keyframe is the frame at its time: a caption shown for 0.2 s is read', async (t) => {
+  t.timeout(300_000);
+  const svc = await startService({ OBSCURA_ANALYSE_VIDEO_FRAMES: '12' });
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  // 4 s at 25 fps, a keyframe only at the start, B-frames: a seek lands where no frame can be
+  // decoded on its own, so a frame is right only when the video is decoded from its start
+  const dir = tempDir('obscura-media-');
+  const white = path.join(dir, 'white.png');
+  const caption = path.join(dir, 'caption.png');
+  writeFileSync(white, await sharp({ create: { width: 960, height: 640, channels: 3, background: '#fff' } }).png().toBuffer());
+  writeFileSync(caption, await card('Shown only briefly'));
+  const out = path.join(dir, 'brief.ts');
+  const still = (file: string, s: number) => ['-loop', '1', '-t', String(s), '-framerate', '25', '-i', file];
+  run('ffmpeg', ['-v', 'error', '-y', ...still(white, 1.7), ...still(caption, 0.2), ...still(white, 2.1), '-filter_complex', '[0:v][1:v][2:v]concat=n=3:v=1:a=0,format=yuv420p[v]', '-map', '[v]',
+    '-c:v', 'libx264', '-preset', 'ultrafast', '-bf', '3', '-g', '1000', '-x264-params', 'scenecut=0', '-f', 'mpegts', out]);
+
+  const r = await analyseOne(svc, key, 'brief.ts', readFileSync(out));
+  t.is(r.poll.status, 'completed', r.poll.progress_message);
+  const text = r.file.verdicts.text;
+  t.is(text.frames.length, 12, `every sampled frame was decoded: ${JSON.stringify(text.frames)}`);
+  // the uniform sample nearest 1.8 s falls inside the 1.7-1.9 s the caption is shown
+  t.true(text.frames.some((f: any) => f.count >= 1 && f.time_s >= 1.7 && f.time_s < 1.9), JSON.stringify(text.frames));
+  t.regex(text.text, /briefly/i);
+  t.is(r.file.verdicts.faces.frames.length, 12);
+  t.is(r.file.verdicts.forensic.frames.length, 12);
+});

@@ -6,8 +6,8 @@
 import { throwIfAborted } from '../../errors.ts';
 import type { Detector, DetectorResult, Finding } from '../detector.ts';
 import { encoderBreaks, encoderMarks } from '../video/encoder.ts';
-import { sceneDistances } from '../video/scenes.ts';
-import { frameTimings, MAX_TIMING_FRAMES } from '../video/stream.ts';
+import { frameTimings, sceneDistances } from '../video/decode.ts';
+import { MAX_TIMING_FRAMES } from '../video/stream.ts';
 import { sceneBreaks, timingBreaks, type VideoBreak } from '../video/timing.ts';
 
 export type VideoTamperVerdict =

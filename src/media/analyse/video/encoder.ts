@@ -4,9 +4,8 @@
 // second encode was joined on without re-encoding; a different string means another encoder
 // or other settings. Read from the keyframe packets only (the SEI travels with them).
 import { open } from 'node:fs/promises';
-import { runTool } from '../../tools.ts';
 import type { AnalyseOptions } from '../detector.ts';
-import { MAX_TIMING_FRAMES, perInput } from './stream.ts';
+import { packetList, perInput } from './stream.ts';
 import type { VideoBreak } from './timing.ts';
 
 /** Encoders known to write their version string once per encode. */
@@ -21,22 +20,17 @@ export interface EncoderMark {
 }
 
 export const encoderMarks = perInput(async (input, options: AnalyseOptions): Promise<EncoderMark[]> => {
-  const r = await runTool('ffprobe', ['-v', 'error', '-protocol_whitelist', 'file', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,pos,size,flags', '-read_intervals', `%+#${MAX_TIMING_FRAMES}`, '-of', 'csv=p=0:nk=1', '-i', `file:${input.path}`], { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap, timeoutMs: 300_000, maxStdout: 64 << 20 });
-  if (r.code !== 0) return [];
-  const rows = r.stdout.toString('utf8').split('\n').map((l) => l.split(',')).filter((f) => f.length >= 4);
-  const t0 = rows.reduce((m, f) => (Number.isFinite(Number(f[0])) && Number(f[0]) < m ? Number(f[0]) : m), Infinity);
-  const keys = rows.filter((f) => f[3].startsWith('K')).slice(0, MAX_KEY_PACKETS);
+  const keys = (await packetList(input, options)).filter((p) => p.key).slice(0, MAX_KEY_PACKETS);
   const marks: EncoderMark[] = [];
   const fh = await open(input.path, 'r');
   try {
-    for (const [pts, size, pos] of keys) {
-      const at = Number(pos);
-      const n = Math.min(Number(size), MAX_READ);
+    for (const { t, size, pos: at } of keys) {
+      const n = Math.min(size, MAX_READ);
       if (!Number.isFinite(at) || at < 0 || !(n > 0)) continue;
       const buf = Buffer.alloc(n);
       await fh.read(buf, 0, n, at);
       const m = ENCODER_STRING.exec(buf.toString('latin1'));
-      if (m) marks.push({ time_s: Math.round((Number(pts) - (Number.isFinite(t0) ? t0 : 0)) * 1000) / 1000, text: m[0] });
+      if (m) marks.push({ time_s: Math.round(t * 1000) / 1000, text: m[0] });
     }
   } finally {
     await fh.close();

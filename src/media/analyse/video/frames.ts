@@ -1,8 +1,8 @@
-// Sampled frames of a video: its keyframes and uniform samples, at most
-// OBSCURA_ANALYSE_VIDEO_FRAMES of them, each written as a PNG into the job's scratch folder
-// and wrapped as an image input (input.ts), so every still-image reading (pixels, faces, text)
-// works on it unchanged. The still-image forensics and, for lossless codecs, LSB steganalysis
-// run on them.
+// Sampled frames of a video: its keyframes and uniform samples (pick.ts), at most
+// OBSCURA_ANALYSE_VIDEO_FRAMES of them, each a PNG in the job's scratch folder (written by the
+// one decode of decode.ts) wrapped as an image input (input.ts), so every still-image reading
+// (pixels, faces, text) works on it unchanged. The still-image forensics and, for lossless
+// codecs, LSB steganalysis run on them.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -10,9 +10,11 @@ import { runTool } from '../../tools.ts';
 import { DEFAULT_LIMITS, type MediaLimits } from '../../limits.ts';
 import type { AnalyseInput, AnalyseOptions } from '../detector.ts';
 import { analyseInput } from '../input.ts';
-import { frameTimings, perInput, streamInfo } from './stream.ts';
+import { decodePass, selectFrames, type SampledFile } from './decode.ts';
+import { DEFAULT_VIDEO_FRAMES, pickTimes, type Pickable } from './pick.ts';
+import { perInput, streamInfo } from './stream.ts';
 
-export const DEFAULT_VIDEO_FRAMES = 12;
+export { DEFAULT_VIDEO_FRAMES, pickTimes };
 
 export interface SampledFrame {
   time_s: number;
@@ -31,42 +33,41 @@ export async function losslessVideo(input: AnalyseInput, options: AnalyseOptions
   return LOSSLESS_CODECS.has(v.codec) || (v.codec === 'vp9' && /^gbr/.test(v.pixFmt ?? ''));
 }
 
-/** Keyframes (evenly picked, half the budget at most) and uniform samples, in time order. */
-export function pickTimes(frames: { t: number; key: boolean }[], duration: number, budget: number): { t: number; key: boolean }[] {
-  const usable = frames.filter((f) => Number.isFinite(f.t));
-  const keys = usable.filter((f) => f.key);
-  const nk = Math.min(keys.length, Math.ceil(budget / 2));
-  const picked: { t: number; key: boolean }[] = [];
-  for (let i = 0; i < nk; i++) picked.push(keys[Math.floor((i * keys.length) / nk)]);
-  const end = usable.length ? usable[usable.length - 1].t : duration;
-  const start = usable.length ? usable[0].t : 0;
-  for (let i = 0; picked.length < budget && i < budget; i++) {
-    const t = start + ((i + 0.5) * (end - start)) / budget;
-    const near = usable.length ? usable.reduce((a, b) => (Math.abs(b.t - t) < Math.abs(a.t - t) ? b : a)) : { t, key: false };
-    if (!picked.some((p) => Math.abs(p.t - near.t) < 1e-6)) picked.push(near);
+/** The picked frames one by one, each decoded from the keyframe before it (an accurate seek):
+ *  for a stream that changes frame size or format, which select does not follow. */
+async function seekFrames(input: AnalyseInput, options: AnalyseOptions, times: Pickable[]): Promise<SampledFile[]> {
+  const dir = path.join(options.outDir, 'frames');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const tool = { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap, timeoutMs: 60_000 };
+  const out: SampledFile[] = [];
+  for (const [i, s] of times.entries()) {
+    const file = path.join(dir, `frame-${i}.png`);
+    const r = await runTool('ffmpeg', ['-v', 'error', '-nostdin', '-protocol_whitelist', 'file', '-ss', s.t.toFixed(6), '-i', `file:${input.path}`, '-map', '0:v:0', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-y', `file:${file}`], tool);
+    if (r.code === 0) out.push({ t: s.t, key: s.key, file });
   }
-  return picked.sort((a, b) => a.t - b.t);
+  return out;
 }
 
 export const sampledFrames = perInput(async (input, options): Promise<SampledFrame[]> => {
   const limits: MediaLimits = options.limits ?? DEFAULT_LIMITS;
-  const budget = limits.analyseVideoFrames ?? DEFAULT_VIDEO_FRAMES;
-  const timings = await frameTimings(input, options).catch(() => ({ frames: [] }));
-  const times = pickTimes(timings.frames, input.probe.durationS ?? 0, budget);
-  const dir = path.join(options.outDir, 'frames');
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tool = { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap, timeoutMs: 60_000 };
+  const pass = await decodePass(input, options).catch(() => undefined);
+  let files = pass?.sampled;
+  if (!files && pass?.at?.length) {
+    // the packets guessed wrong: one more decode picks the frames
+    const picked = pass.picked;
+    files = (await selectFrames(input, options, pass.at))?.map((file, i) => ({ t: picked[i].t, key: picked[i].key, file }));
+  }
+  files ??= await seekFrames(input, options, pass?.picked ?? pickTimes([], input.probe.durationS ?? 0, limits.analyseVideoFrames ?? DEFAULT_VIDEO_FRAMES));
   const out: SampledFrame[] = [];
-  for (const [i, s] of times.entries()) {
-    const file = path.join(dir, `frame-${i}.png`);
-    // accurate seek: decoded from the keyframe before, so the frame is the one asked for
-    const r = await runTool('ffmpeg', ['-v', 'error', '-nostdin', '-protocol_whitelist', 'file', '-ss', s.t.toFixed(6), '-i', `file:${input.path}`, '-map', '0:v:0', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-y', `file:${file}`], tool);
-    if (r.code !== 0) continue;
-    const m = await sharp(file).metadata().catch(() => undefined);
+  for (const s of files) {
+    const m = await sharp(s.file).metadata().catch(() => undefined);
     if (!m?.width || !m.height) continue;
     const probe = { kind: 'image' as const, format: 'png', mime: 'image/png', width: m.width, height: m.height, frames: 1, animated: false };
-    out.push({ time_s: Math.round(s.t * 1000) / 1000, keyframe: s.key, input: analyseInput(file, probe, limits, options) });
+    out.push({ time_s: Math.round(s.t * 1000) / 1000, keyframe: s.key, input: analyseInput(s.file, probe, limits, options) });
   }
+  // the text detector reads every frame too: its OCR runs in a worker thread, so it starts now
+  // and goes on beside the forensic maps and faces on this thread
+  if (!options.text || options.text.enabled) for (const f of out) f.input.text().catch(() => {});
   return out;
 });
 

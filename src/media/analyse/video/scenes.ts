@@ -1,10 +1,7 @@
-// Scene statistics: the video decoded to tiny grey frames (64x36, piped into this process,
-// never written anywhere), and per frame its mean, a 16-bin histogram and its edge energy.
+// Scene statistics: the video decoded to tiny grey frames (64x36, by decode.ts: piped into this
+// process, never written anywhere), and per frame its mean, a 16-bin histogram and its edge energy.
 // A join of two recordings shows as one jump between neighbouring frames far above the
 // video's own frame-to-frame variation; motion, even fast, changes these figures gradually.
-import { runTool } from '../../tools.ts';
-import type { AnalyseOptions } from '../detector.ts';
-import { MAX_TIMING_FRAMES, perInput } from './stream.ts';
 
 export const SCENE_W = 64;
 export const SCENE_H = 36;
@@ -57,13 +54,11 @@ export interface SceneSteps {
   settled: number[];
 }
 
-export const sceneDistances = perInput(async (input, options: AnalyseOptions): Promise<SceneSteps> => {
+/** The steps of a run of grey SCENE_W x SCENE_H frames, end to end (what decode.ts reads). */
+export function sceneSteps(grey: Buffer): SceneSteps {
   const frame = SCENE_W * SCENE_H;
-  const args = ['-v', 'error', '-nostdin', '-protocol_whitelist', 'file', '-i', `file:${input.path}`, '-map', '0:v:0', '-vsync', 'passthrough', '-frames:v', String(MAX_TIMING_FRAMES), '-vf', `scale=${SCENE_W}:${SCENE_H}:flags=area,format=gray`, '-f', 'rawvideo', 'pipe:1'];
-  const r = await runTool('ffmpeg', args, { signal: options.signal, onSpawn: options.onSpawn, onReap: options.onReap, timeoutMs: 600_000, maxStdout: frame * MAX_TIMING_FRAMES + frame });
-  if (r.code !== 0) throw new Error('the frames could not be decoded');
   const stats: FrameStats[] = [];
-  for (let off = 0; off + frame <= r.stdout.length; off += frame) stats.push(frameStats(new Uint8Array(r.stdout.buffer, r.stdout.byteOffset + off, frame)));
+  for (let off = 0; off + frame <= grey.length; off += frame) stats.push(frameStats(new Uint8Array(grey.buffer, grey.byteOffset + off, frame)));
   const steps = stats.map((s, i) => (i ? frameDistance(stats[i - 1], s) : 0));
   const settled = stats.map((_, i) => {
     if (!i) return 0;
@@ -77,4 +72,4 @@ export const sceneDistances = perInput(async (input, options: AnalyseOptions): P
     return Number.isFinite(m) ? m : Infinity;
   });
   return { steps, settled };
-});
+}

@@ -1,6 +1,6 @@
 // What ffprobe says about a video's container and streams (codecs, tags, frame timing), read
-// once per file and shared by the video detectors. Timing comes from decoded frames (pts,
-// key flag, size), read up to a bound so a long video costs a bounded amount of work.
+// once per file and shared by the video detectors, and its packets (read without decoding).
+// The frames' timing (pts, key flag, size) comes from the one decode of decode.ts.
 import { runTool } from '../../tools.ts';
 import type { AnalyseInput, AnalyseOptions } from '../detector.ts';
 
@@ -14,9 +14,8 @@ export interface StreamInfo {
 }
 
 export interface FrameTiming {
-  /** Presentation time, seconds (NaN when the frame has none). */
+  /** Presentation time, seconds from the first frame's (NaN when the frame has none). */
   t: number;
-  duration: number;
   key: boolean;
   width: number;
   height: number;
@@ -59,28 +58,23 @@ export const streamInfo = perInput(async (input, options): Promise<StreamInfo> =
   };
 });
 
-/** Per-frame timing of the first video stream, in the order the decoder gives them (presentation order), at most MAX_TIMING_FRAMES. */
-export const frameTimings = perInput(async (input, options): Promise<{ frames: FrameTiming[]; truncated: boolean }> => {
-  const args = ['-v', 'error', '-protocol_whitelist', 'file', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time,best_effort_timestamp_time,duration_time,pkt_duration_time,key_frame,width,height,pix_fmt', '-read_intervals', `%+#${MAX_TIMING_FRAMES + 1}`, '-of', 'csv=p=0:nk=0', '-i', `file:${input.path}`];
-  const r = await runTool('ffprobe', args, toolOpts(options, 300_000));
-  if (r.code !== 0) throw new Error('ffprobe could not read the frames');
-  const frames: FrameTiming[] = [];
-  for (const line of r.stdout.toString('utf8').split('\n')) {
-    if (!line.trim()) continue;
-    const f: Record<string, string> = {};
-    for (const kv of line.split(',')) {
-      const i = kv.indexOf('=');
-      if (i > 0) f[kv.slice(0, i)] = kv.slice(i + 1);
-    }
-    if (f.key_frame === undefined) continue; // a side-data line
-    const t = Number(f.pts_time !== undefined && f.pts_time !== 'N/A' ? f.pts_time : f.best_effort_timestamp_time);
-    const d = Number(f.duration_time ?? f.pkt_duration_time);
-    frames.push({ t: Number.isFinite(t) ? t : NaN, duration: Number.isFinite(d) ? d : NaN, key: f.key_frame === '1', width: Number(f.width), height: Number(f.height), pixFmt: f.pix_fmt ?? '' });
-  }
-  const truncated = frames.length > MAX_TIMING_FRAMES;
-  if (truncated) frames.length = MAX_TIMING_FRAMES;
-  // times from the start, as a player shows them (MPEG-TS starts at 1.4 s, say); ffmpeg's -ss counts the same way
-  const t0 = frames.reduce((m, f) => (Number.isFinite(f.t) && f.t < m ? f.t : m), Infinity);
-  if (Number.isFinite(t0) && t0 !== 0) for (const f of frames) f.t -= t0;
-  return { frames, truncated };
+export interface Packet {
+  /** Presentation time, seconds, from the first packet's (NaN when it has none). */
+  t: number;
+  pos: number;
+  size: number;
+  key: boolean;
+}
+
+/** The first video stream's packets (at most MAX_TIMING_FRAMES), in file order: read without
+ *  decoding, for the encoder strings (encoder.ts) and the guess of the sampled frames (decode.ts). */
+export const packetList = perInput(async (input, options): Promise<Packet[]> => {
+  const r = await runTool('ffprobe', ['-v', 'error', '-protocol_whitelist', 'file', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,pos,size,flags', '-read_intervals', `%+#${MAX_TIMING_FRAMES}`, '-of', 'csv=p=0:nk=1', '-i', `file:${input.path}`], toolOpts(options, 300_000));
+  if (r.code !== 0) return [];
+  const rows = r.stdout.toString('utf8').split('\n').map((l) => l.split(',')).filter((f) => f.length >= 4);
+  const t0 = rows.reduce((m, f) => (Number.isFinite(Number(f[0])) && Number(f[0]) < m ? Number(f[0]) : m), Infinity);
+  return rows.map((f) => {
+    const t = Number(f[0]);
+    return { t: Number.isFinite(t) ? t - (Number.isFinite(t0) ? t0 : 0) : NaN, size: Number(f[1]), pos: Number(f[2]), key: f[3].startsWith('K') };
+  });
 });
