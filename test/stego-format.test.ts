@@ -34,9 +34,10 @@ async function before() {
   };
 }
 
-// 1 B, a middling secret and one that nearly fills the cover: the code's p runs from 10 down to 1
+// 1 B and two larger secrets: p from 10 down to 3, and walks long enough (over 2^21 positions)
+// that a reveal shares them with its helper thread
 const SIZES = [1, 30_000, 200_000];
-const coverPng = () => sharp(PHOTO).resize(1000, 700, { fit: 'fill' }).png().toBuffer();
+const coverPng = () => sharp(PHOTO).resize(1600, 1200, { fit: 'fill' }).png().toBuffer();
 
 test("today's service reveals what the earlier code hid, bit for bit", async (t) => {
   const old = await before();
