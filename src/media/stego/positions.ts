@@ -124,6 +124,7 @@ export class Strata {
     const wide = q >= 0xffff;
     const perBatch = Math.max(1, Math.floor(BATCH / nb));
     const pos = new Uint32Array(nb);
+    const back = rem - count; // acc + back < 0 when a stratum does not wrap acc
     // the state after the strata before `from`: stratum i starts at i q + floor(i rem / count)
     const first = from * nb;
     let acc = Number((BigInt(first) * BigInt(rem)) % BigInt(count)); // past 2^53 on big covers
@@ -145,12 +146,13 @@ export class Strata {
         if (!wide && start + nb * (q + 1) <= nextTaken) {
           // No taken index can fall in this block, so the hot loop skips that check (it cost
           // as much as the rest of the loop), and `len` is branch-free (acc >= count is a coin
-          // toss that a branch would mispredict).
+          // toss that a branch would mispredict). acc's update, which each stratum waits for,
+          // is four operations long.
           for (let j = 1; j <= nb; j++, k++) {
-            acc += rem;
-            const extra = 1 + ((acc - count) >> 31);
-            acc -= count & -extra;
-            const len = q + extra;
+            const t = acc + back;
+            const short = t >> 31; // -1: acc + rem < count, no wrap, and the stratum is q long
+            acc = t + (count & short);
+            const len = q + 1 + short;
             const i = start + ((len * rnd16[k]) >>> 16) + skip;
             start += len;
             pos[j - 1] = i;

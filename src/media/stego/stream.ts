@@ -248,17 +248,34 @@ function syndromeWriter(out: Buffer, p: number, bitOffset: number, bitCount: num
 /** Walks of at least this many positions (about 10 ms) share the work with the helper thread. */
 const SPLIT_POSITIONS = 1 << 21;
 
-/** readMatrix for a whole picture, the second half of the blocks walked on the helper thread. */
-async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out: Buffer): Promise<void> {
+/**
+ * The samples in memory the helper thread can read, for a picture whose walk may be shared;
+ * undefined for one too small to ever be. Made while argon2id runs, it costs the reveal nothing.
+ */
+function shareable(samples: Samples): SharedArrayBuffer | undefined {
+  if (Math.floor(samples.length * MAX_FILL) < SPLIT_POSITIONS) return undefined;
+  const shared = new SharedArrayBuffer(samples.length);
+  new Uint8Array(shared).set(samples);
+  return shared;
+}
+
+/**
+ * readMatrix for a whole picture, the second half of the blocks walked on the helper thread.
+ * `copy`: the samples in shared memory already (shareable()).
+ */
+async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out: Buffer, copy?: SharedArrayBuffer): Promise<void> {
   const write = syndromeWriter(out, p, 0, out.length * 8);
   const strata = new Strata(Buffer.from(plan.key), plan.stream, plan.n, plan.count, plan.taken);
   const blocks = plan.count / plan.nb;
   if (plan.count < SPLIT_POSITIONS) return strata.blocks(samples, plan.nb, write);
   const half = Math.ceil(blocks / 2);
-  // the helper reads only from where its blocks begin: share that much of the samples
-  const lo = strata.firstIndex(half, plan.nb);
-  const shared = new SharedArrayBuffer(samples.length);
-  new Uint8Array(shared).set(samples.subarray(lo), lo);
+  let shared = copy;
+  if (!shared) {
+    // the helper reads only from where its blocks begin: share that much of the samples
+    const lo = strata.firstIndex(half, plan.nb);
+    shared = new SharedArrayBuffer(samples.length);
+    new Uint8Array(shared).set(samples.subarray(lo), lo);
+  }
   const second = helperSyndromes(shared, plan, half, blocks);
   second.catch(() => {}); // awaited below
   strata.blocks(samples, plan.nb, write, 0, half);
@@ -304,6 +321,10 @@ export async function extract(samples: Samples | Promise<Samples>, passphrase: s
   const keys = keysOf(passphrase);
   const nothing = () => new MediaError('nothing_found', NOTHING_FOUND);
   if (samples instanceof Promise) samples.catch(() => {}); // awaited below, unless the header fails first
+  // A picture still decoding is copied into shared memory for the helper thread as soon as it
+  // is decoded: while argon2id runs, not after it.
+  const copy = samples instanceof Promise ? samples.then(shareable) : undefined;
+  copy?.catch(() => {}); // awaited below with the samples
   const headFrom = top && top.length >= HEADER_REGION ? top : await samples;
   if (Math.floor(headFrom.length * MAX_FILL) < HEADER_BITS) throw nothing();
   const locator = await keys.locator(domain);
@@ -316,7 +337,7 @@ export async function extract(samples: Samples | Promise<Samples>, passphrase: s
   if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(n * MAX_FILL)) throw nothing();
   const sealed = Buffer.alloc(length);
   const nb = (1 << p) - 1;
-  await readMatrixShared(all, { key: locator, stream: 0, n, count: blocksFor(length * 8, p) * nb, taken: head, nb }, p, sealed);
+  await readMatrixShared(all, { key: locator, stream: 0, n, count: blocksFor(length * 8, p) * nb, taken: head, nb }, p, sealed, await copy);
   const container = openPayload(sealed, opened.payloadKey, opened.nonce);
   if (!container) throw nothing();
   return container;
