@@ -571,7 +571,7 @@ const isPartWrite = (command: string | undefined) => command === 'UploadPartComm
 /**
  * A client for this Swift that holds the first `n` part writes (upload parts or part objects)
  * until all `n` have been sent, and records the most ever in flight at once. (A store that
- * sends one at a time is let go after 10 s, so that the test ends and says so.)
+ * sends one at a time is let go after 5 s, so that the test ends and says so.)
  */
 function gatedClient(n: number): { client: S3Client; mostAtOnce: () => number; reset: () => void } {
   const client = makeS3Client({ endpoint: swift!.endpoint, region: swift!.region }, swift!.credentials);
@@ -583,7 +583,12 @@ function gatedClient(n: number): { client: S3Client; mostAtOnce: () => number; r
     if (!isPartWrite(context.commandName)) return next(args);
     most = Math.max(most, ++inFlight);
     try {
-      if (++seen < n) await new Promise<void>((go) => held.push(go) && setTimeout(go, 10_000).unref());
+      if (++seen < n) {
+        await new Promise<void>((go) => {
+          const timer = setTimeout(go, 5_000);
+          held.push(() => (clearTimeout(timer), go()));
+        });
+      }
       else if (seen === n) for (const go of held.splice(0)) go();
       return await next(args);
     } finally {
