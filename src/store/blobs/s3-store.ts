@@ -22,7 +22,13 @@
 // An append without keepPartial is one part, written by a multipart upload when it is large,
 // so it is atomic: a failure withdraws it. A resumable append (keepPartial) completes a part
 // every `partBytes`, so a crash loses at most that much; if it then fails on a size limit, the
-// parts it wrote are withdrawn again. At most one part's worth of ciphertext is held in memory.
+// parts it wrote are withdrawn again (so does any append when a write to the store fails).
+//
+// An append keeps up to `partsInFlight` parts (or upload parts) being written while it seals the
+// next, so it holds that many parts' ciphertext in memory at most. Resumable parts' rows are
+// completed in part order, so the complete rows stay a run from part 0 (a crash loses at most
+// the parts in flight); an append returns, or is withdrawn, only once every write it began has
+// settled.
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
