@@ -31,6 +31,7 @@
 // settled.
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
@@ -78,6 +79,8 @@ export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_PARTS_IN_FLIGHT = 4;
 /** S3's smallest multipart-upload part (all but the last). */
 const MIN_UPLOAD_PART = 5 * 1024 * 1024;
+/** Frames sealed between two turns of the event loop while parts are in flight (1 MiB of 128 KiB frames). */
+const YIELD_FRAMES = 8;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const PART_DIGITS = 8;
 const CONTEXT_TAG = Buffer.from('S3P1');
@@ -440,6 +443,9 @@ export class S3BlobStore implements BlobStore {
       try {
         if (final) await finishPart(end);
         else if (segFrameCount === segFrames) await shipUploadPart();
+        // a source that hands over much at once (or at all times) would otherwise keep the
+        // parts in flight from being sent while it is sealed
+        else if (inFlight.length && segFrameCount % YIELD_FRAMES === 0) await yieldToIo();
       } catch (err) {
         storeFailed = true;
         throw err;
