@@ -350,6 +350,9 @@ export class S3BlobStore implements BlobStore {
     };
     /** Hands the sealed bytes to `write`, which runs while the next part is sealed; waits while too many do. */
     const dispatch = async (write: (body: Buffer) => Promise<void>): Promise<{ writing: Promise<void> }> => {
+      // a write already failed: no more are begun
+      const failed = inFlight.find((e) => e.failure);
+      if (failed) throw failed.failure!.err;
       const entry: (typeof inFlight)[number] = { settled: Promise.resolve(), buffer: seg };
       const writing = write(seg.subarray(0, segLength));
       entry.settled = writing.then(
