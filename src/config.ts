@@ -186,6 +186,8 @@ const schema = {
   OBSCURA_BLOB_URL: [blobUrl.optional(), undefined],
   OBSCURA_BLOB_INLINE: [bytes.refine((n) => n <= 64 * MiB, 'must be at most 64MiB: it is kept in database rows'), '128KiB'],
   OBSCURA_BLOB_CACHE: [bytes.refine((n) => n <= 4 * GiB, 'must be at most 4GiB: it is kept in memory'), '32MiB'],
+  // each part in flight holds its 8 MiB of ciphertext in memory, per upload being written
+  OBSCURA_BLOB_PARTS_IN_FLIGHT: [int(1, 32), '4'],
   OBSCURA_JOB_LEASE: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '30s'],
   OBSCURA_RUN_JOBS: [bool, 'on'],
   OBSCURA_SWEEP_INTERVAL: [timer.refine((ms) => ms >= 1000, 'must be at least 1s'), '1m'],
@@ -300,6 +302,8 @@ export interface Config {
   blobInline: number;
   /** Part objects (ciphertext) an instance keeps in memory after writing or reading them. */
   blobCache: number;
+  /** Parts an upload keeps being written to the bucket while the next is sealed (8 MiB of memory each). */
+  blobPartsInFlight: number;
   listen: Record<Network, ListenAddress>;
   /** Where /metrics is served (off by default); a non-loopback address only with allowRemote. */
   metrics: { listen: ListenAddress; allowRemote: boolean };
@@ -494,6 +498,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blobUrl: r.OBSCURA_BLOB_URL,
     blobInline: r.OBSCURA_BLOB_INLINE,
     blobCache: r.OBSCURA_BLOB_CACHE,
+    blobPartsInFlight: r.OBSCURA_BLOB_PARTS_IN_FLIGHT,
     listen: listenAddr,
     metrics: { listen: r.OBSCURA_METRICS_LISTEN, allowRemote: r.OBSCURA_METRICS_ALLOW_REMOTE },
     origin: {

@@ -232,7 +232,7 @@ export async function createServices(config: Config, opts: ServicesOptions = {})
 async function openBlobs(config: Config, masterKey: MasterKey, repos: Repositories, locker: Locker, recover: boolean): Promise<BlobStore> {
   if (!config.blobUrl) return EncryptedFileStore.open({ dir: path.join(config.dataDir, 'blobs'), masterKey, keyRing: repos.keyRing, recover });
   try {
-    const s3 = new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, parts: repos.parts, locker, inlineBytes: config.blobInline, cacheBytes: config.blobCache });
+    const s3 = new S3BlobStore({ url: config.blobUrl, masterKey, keyRing: repos.keyRing, parts: repos.parts, locker, inlineBytes: config.blobInline, cacheBytes: config.blobCache, partsInFlight: config.blobPartsInFlight });
     await s3.ensureBucket();
     return s3;
   } catch (err) {

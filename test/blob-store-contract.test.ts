@@ -117,7 +117,7 @@ interface IndexedPart {
   body?: Buffer;
 }
 
-async function s3Backend(inlineBytes = 0, client?: S3Client, cacheBytes = 0): Promise<Backend & { parts: PartIndex; db: Db; prefix: string; s3Store: S3BlobStore }> {
+async function s3Backend(inlineBytes = 0, client?: S3Client, cacheBytes = 0, partsInFlight?: number): Promise<Backend & { parts: PartIndex; db: Db; prefix: string; s3Store: S3BlobStore }> {
   if (!swift) throw new Error('Swift did not start');
   const s3 = swift.client;
   const dir = tempDir();
@@ -125,7 +125,7 @@ async function s3Backend(inlineBytes = 0, client?: S3Client, cacheBytes = 0): Pr
   const repos = sqliteRepositories(db, addresses);
   const keys = repos.keyRing;
   const prefix = `t${randomBytes(3).toString('hex')}/`;
-  const store = new S3BlobStore({ url: swift.url(bucket, prefix), masterKey, keyRing: keys, parts: repos.parts, credentials: swift.credentials, inlineBytes, cacheBytes, ...(client ? { client } : {}) });
+  const store = new S3BlobStore({ url: swift.url(bucket, prefix), masterKey, keyRing: keys, parts: repos.parts, credentials: swift.credentials, inlineBytes, cacheBytes, ...(client ? { client } : {}), ...(partsInFlight ? { partsInFlight } : {}) });
   const indexed = async (id: string): Promise<IndexedPart[]> =>
     (await repos.parts.list(id)).map((p) => ({ no: p.no, ...(p.objectKey ? { key: p.objectKey } : {}), ...(p.body ? { body: p.body } : {}) }));
   const bytesOf = async (p: IndexedPart) => (p.key ? getObject(s3, p.key) : Buffer.from(p.body!));
@@ -564,4 +564,77 @@ test('s3: a part this process wrote, or read whole, is read again from memory; a
   t.is(other.sent.length, 4);
   t.true(await b.store.delete('warm'));
   await t.throwsAsync(readAll(b.store.read('warm')), notFound);
+});
+
+const isPartWrite = (command: string | undefined) => command === 'UploadPartCommand' || command === 'PutObjectCommand';
+
+/**
+ * A client for this Swift that holds the first `n` part writes (upload parts or part objects)
+ * until all `n` have been sent, and records the most ever in flight at once. (A store that
+ * sends one at a time is let go after 5 s, so that the test ends and says so.)
+ */
+function gatedClient(n: number): { client: S3Client; mostAtOnce: () => number; reset: () => void } {
+  const client = makeS3Client({ endpoint: swift!.endpoint, region: swift!.region }, swift!.credentials);
+  let inFlight = 0;
+  let most = 0;
+  let seen = 0;
+  const held: (() => void)[] = [];
+  client.middlewareStack.add((next, context) => async (args) => {
+    if (!isPartWrite(context.commandName)) return next(args);
+    most = Math.max(most, ++inFlight);
+    try {
+      if (++seen < n) {
+        await new Promise<void>((go) => {
+          const timer = setTimeout(go, 5_000);
+          held.push(() => (clearTimeout(timer), go()));
+        });
+      }
+      else if (seen === n) for (const go of held.splice(0)) go();
+      return await next(args);
+    } finally {
+      inFlight--;
+    }
+  }, { step: 'initialize', name: 'gate' });
+  return { client, mostAtOnce: () => most, reset: () => ((most = 0), (seen = 0)) };
+}
+
+test('s3: a large append writes several parts at once, never more than partsInFlight, and reads back bit-exact', async (t) => {
+  const gate = gatedClient(3);
+  const b = await s3Backend(0, gate.client, 0, 3);
+  const data = randomBytes(40 * MiB + 5);
+  await b.store.create('wide');
+  t.is(await b.store.append('wide', chunks(data, MiB)), data.length);
+  t.is(gate.mostAtOnce(), 3, 'upload parts of one multipart upload');
+  gate.reset();
+  const more = randomBytes(40 * MiB + 7);
+  t.is(await b.store.append('wide', chunks(more, MiB), { keepPartial: true }), data.length + more.length);
+  t.is(gate.mostAtOnce(), 3, 'part objects of a resumable append');
+  const rows = await b.parts.list('wide');
+  t.deepEqual(rows.map((r) => [r.no, r.complete]), rows.map((_, i) => [i, true]), 'every part complete, numbered in order');
+  t.is(rows.length, 1 + 1 + 6, 'part 0, the multipart part, six 8 MiB parts');
+  t.is(await b.store.size('wide'), data.length + more.length);
+  t.is(sha256(await readAll(b.store.read('wide'))), sha256(Buffer.concat([data, more])));
+});
+
+test('s3: a part write that fails while others are in flight fails the append and leaves the object as it was', async (t) => {
+  const client = makeS3Client({ endpoint: swift!.endpoint, region: swift!.region }, swift!.credentials);
+  let failAt = 0;
+  client.middlewareStack.add((next, context) => async (args) => {
+    if (isPartWrite(context.commandName) && failAt > 0 && --failAt === 0) throw new Error('the store is unavailable');
+    return next(args);
+  }, { step: 'initialize', name: 'fail' });
+  const b = await s3Backend(0, client, 0, 3);
+  const data = randomBytes(FRAME * 2 + 9);
+  await b.store.create('flaky');
+  await b.store.append('flaky', [data]);
+  const before = await snapshot(b, 'flaky');
+  for (const keepPartial of [false, true]) {
+    failAt = 3;
+    await t.throwsAsync(b.store.append('flaky', chunks(randomBytes(40 * MiB), MiB), { keepPartial }), { message: 'the store is unavailable' });
+    t.is(failAt, 0);
+    t.deepEqual(await snapshot(b, 'flaky'), before, `keepPartial ${keepPartial}: no part of it stays`);
+  }
+  const more = randomBytes(9 * MiB);
+  t.is(await b.store.append('flaky', chunks(more, MiB), { keepPartial: true }), data.length + more.length);
+  t.is(sha256(await readAll(b.store.read('flaky'))), sha256(Buffer.concat([data, more])));
 });

@@ -22,9 +22,16 @@
 // An append without keepPartial is one part, written by a multipart upload when it is large,
 // so it is atomic: a failure withdraws it. A resumable append (keepPartial) completes a part
 // every `partBytes`, so a crash loses at most that much; if it then fails on a size limit, the
-// parts it wrote are withdrawn again. At most one part's worth of ciphertext is held in memory.
+// parts it wrote are withdrawn again (so does any append when a write to the store fails).
+//
+// An append keeps up to `partsInFlight` parts (or upload parts) being written while it seals the
+// next, so it holds that many parts' ciphertext in memory at most. Resumable parts' rows are
+// completed in part order, so the complete rows stay a run from part 0 (a crash loses at most
+// the parts in flight); an append returns, or is withdrawn, only once every write it began has
+// settled.
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
@@ -64,8 +71,16 @@ export const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_INLINE_BYTES = 128 * 1024;
 /** Part objects this process keeps of what it wrote or read whole (ciphertext). */
 export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * Parts an append keeps being written to the store while it seals the next: a round trip to the
+ * store takes far longer than sealing a part, and the store takes parts in parallel. Each holds
+ * one part's ciphertext in memory.
+ */
+export const DEFAULT_PARTS_IN_FLIGHT = 4;
 /** S3's smallest multipart-upload part (all but the last). */
 const MIN_UPLOAD_PART = 5 * 1024 * 1024;
+/** Frames sealed between two turns of the event loop while parts are in flight (1 MiB of 128 KiB frames). */
+const YIELD_FRAMES = 8;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 const PART_DIGITS = 8;
 const CONTEXT_TAG = Buffer.from('S3P1');
@@ -162,6 +177,8 @@ export interface S3BlobStoreOptions {
   inlineBytes?: number;
   /** Bytes of part objects kept in memory after this process wrote or read them; 0: none. */
   cacheBytes?: number;
+  /** Parts (or upload parts) an append keeps being written while it seals the next; 1: one at a time. */
+  partsInFlight?: number;
 }
 
 interface Part {
@@ -198,6 +215,7 @@ export class S3BlobStore implements BlobStore {
   readonly #partBytes: number;
   readonly #inlineBytes: number;
   readonly #cache: PartCache;
+  readonly #partsInFlight: number;
 
   constructor(opts: S3BlobStoreOptions) {
     const target = parseBlobUrl(opts.url);
@@ -212,6 +230,7 @@ export class S3BlobStore implements BlobStore {
     this.#partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
     this.#inlineBytes = opts.inlineBytes ?? DEFAULT_INLINE_BYTES;
     this.#cache = new PartCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, this.#partBytes);
+    this.#partsInFlight = Math.max(1, Math.floor(opts.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT));
   }
 
   get client(): S3Client {
@@ -268,6 +287,7 @@ export class S3BlobStore implements BlobStore {
     const F = L.frameSize;
     const stride = F + FRAME_OVERHEAD;
     const segFrames = Math.max(1, Math.floor(this.#partBytes / stride));
+    const segCapacity = segFrames * stride;
     const keepPartial = opts.keepPartial === true;
 
     let partNo = L.parts[L.parts.length - 1]!.no + 1;
@@ -277,16 +297,22 @@ export class S3BlobStore implements BlobStore {
     let partPlain = 0;
     let partCipher = 0;
     let storedCipher = L.cipher;
-    // the ciphertext of the current part (resumable) or upload part (otherwise): the only big buffer
-    // (grown on demand up to segFrames frames, so a small append does not take 8 MiB)
-    let seg = Buffer.allocUnsafe(Math.min(segFrames, 2) * stride);
+    // the ciphertext of the part (resumable) or upload part (otherwise) being sealed; the first is
+    // grown on demand up to segFrames frames, so a small append does not take 8 MiB
+    let seg: Buffer = Buffer.allocUnsafe(Math.min(segFrames, 2) * stride);
     let segLength = 0;
     let segFrameCount = 0;
-    let upload: { key: string; uploadId: string; parts: CompletedPart[] } | undefined;
-    /** A row claimed whose object is being written. */
-    let claimed: StoredPart | undefined;
+    let upload: { key: string; uploadId: string; count: number; parts: CompletedPart[] } | undefined;
+    /** Rows claimed whose objects are being written. */
+    const claimed: StoredPart[] = [];
     /** Parts this append completed: withdrawn if it fails. */
     const written: StoredPart[] = [];
+    // Parts being written while the next is sealed, oldest first; each owns its buffer until it
+    // settles (then kept for the next part). At most #partsInFlight: the memory they hold.
+    const inFlight: { settled: Promise<void>; failure?: { err: unknown }; buffer: Buffer }[] = [];
+    const spare: Buffer[] = [];
+    /** Settles when the last resumable part's row is complete; rejects when it could not be. */
+    let lastCompleted: Promise<void> = Promise.resolve();
     const buf = Buffer.allocUnsafe(F);
     let fill = 0;
     let received = 0;
@@ -298,73 +324,116 @@ export class S3BlobStore implements BlobStore {
     const stillHeld = () => {
       if (lost.aborted) throw new Error(`the lock on object ${id} was lost while writing it`);
     };
-    const claim = async (): Promise<string> => {
+    const claim = async (): Promise<StoredPart> => {
       stillHeld();
       const part: StoredPart = { no: partNo, bytes: 0, objectKey: this.#objectKey(id, partNo), complete: false };
       await this.#parts.add(id, part);
-      claimed = part;
-      return part.objectKey!;
+      claimed.push(part);
+      return part;
+    };
+    const completed = async (part: StoredPart, bytes: number) => {
+      stillHeld();
+      if (!(await this.#parts.complete(id, part.no, part.objectKey!, bytes))) {
+        throw new Error(`part ${part.no} of object ${id} was cleared by another writer`);
+      }
+      claimed.splice(claimed.indexOf(part), 1);
+      written.push({ ...part, bytes, complete: true });
+    };
+    const settleOldest = async () => {
+      const e = inFlight.shift()!;
+      await e.settled;
+      if (e.buffer.length === segCapacity) spare.push(e.buffer);
+      if (e.failure) throw e.failure.err;
+    };
+    const drain = async () => {
+      while (inFlight.length) await settleOldest();
+    };
+    /** Hands the sealed bytes to `write`, which runs while the next part is sealed; waits while too many do. */
+    const dispatch = async (write: (body: Buffer) => Promise<void>): Promise<{ writing: Promise<void> }> => {
+      // a write already failed: no more are begun
+      const failed = inFlight.find((e) => e.failure);
+      if (failed) throw failed.failure!.err;
+      const entry: (typeof inFlight)[number] = { settled: Promise.resolve(), buffer: seg };
+      const writing = write(seg.subarray(0, segLength));
+      entry.settled = writing.then(
+        () => {},
+        (err: unknown) => {
+          entry.failure = { err };
+        },
+      );
+      inFlight.push(entry);
+      seg = Buffer.alloc(0); // the next part takes a spare buffer when its first frame is sealed
+      segLength = 0;
+      segFrameCount = 0;
+      while (inFlight.length >= this.#partsInFlight) await settleOldest();
+      return { writing };
     };
     const shipUploadPart = async () => {
       if (!upload) {
-        const key = await claim();
+        const { objectKey: key } = await claim();
         const r = await this.#s3.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: key }));
         if (!r.UploadId) throw new Error('the object store returned no upload id');
-        upload = { key, uploadId: r.UploadId, parts: [] };
+        upload = { key: key!, uploadId: r.UploadId, count: 0, parts: [] };
       }
-      const PartNumber = upload.parts.length + 1;
-      const r = await this.#s3.send(
-        new UploadPartCommand({ Bucket: this.#bucket, Key: upload.key, UploadId: upload.uploadId, PartNumber, Body: seg.subarray(0, segLength) }),
-      );
-      upload.parts.push({ PartNumber, ETag: r.ETag });
+      const u = upload;
+      const PartNumber = ++u.count;
       partCipher += segLength;
-      segLength = 0;
-      segFrameCount = 0;
+      await dispatch(async (Body) => {
+        const r = await this.#s3.send(new UploadPartCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId, PartNumber, Body }));
+        u.parts.push({ PartNumber, ETag: r.ETag });
+      });
     };
-    const finishPart = async () => {
+    const finishPart = async (end: boolean) => {
       if (!upload && storedCipher + segLength <= this.#inlineBytes) {
+        // (only while every earlier part is in the index too: none is in flight)
         stillHeld();
         const part: StoredPart = { no: partNo, bytes: segLength, body: Buffer.from(seg.subarray(0, segLength)), complete: true };
         await this.#parts.add(id, part);
         written.push(part);
         partCipher = segLength;
+        segLength = 0;
+        segFrameCount = 0;
+      } else if (!upload) {
+        const part = await claim();
+        const bytes = (partCipher = segLength);
+        // rows are completed in part order, so the complete ones are always a run from part 0
+        const before = lastCompleted;
+        ({ writing: lastCompleted } = await dispatch(async (Body) => {
+          await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: part.objectKey, Body }));
+          this.#cache.put(part.objectKey!, Body);
+          await before;
+          await completed(part, bytes);
+        }));
       } else {
-        if (!upload) {
-          const key = await claim();
-          await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: seg.subarray(0, segLength) }));
-          this.#cache.put(key, seg.subarray(0, segLength));
-          partCipher = segLength;
-        } else {
-          await shipUploadPart();
-          const u = upload;
-          await this.#s3.send(
-            new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId, MultipartUpload: { Parts: u.parts } }),
-          );
-          upload = undefined;
-        }
-        stillHeld();
-        if (!(await this.#parts.complete(id, partNo, claimed!.objectKey!, partCipher))) {
-          throw new Error(`part ${partNo} of object ${id} was cleared by another writer`);
-        }
-        written.push({ ...claimed!, bytes: partCipher, complete: true });
-        claimed = undefined;
+        await shipUploadPart();
+        await drain();
+        const u = upload;
+        u.parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
+        await this.#s3.send(
+          new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId, MultipartUpload: { Parts: u.parts } }),
+        );
+        upload = undefined;
+        await completed(claimed[0]!, partCipher);
       }
       storedCipher += partCipher;
-      segLength = 0;
-      segFrameCount = 0;
       partNo++;
       partStart += partPlain;
       partPlain = 0;
       partCipher = 0;
       frameIndex = 0;
       codec = partCodec(L.dataKey, id, F, partNo, partStart);
+      if (end) await drain();
     };
-    const emit = async (final: boolean, direct?: Uint8Array) => {
+    const emit = async (final: boolean, direct?: Uint8Array, end = false) => {
       const plain = direct ?? buf.subarray(0, fill);
       if (segLength + plain.length + FRAME_OVERHEAD > seg.length) {
-        const grown = Buffer.allocUnsafe(Math.min(segFrames * stride, Math.max(2 * seg.length, segLength + stride)));
-        seg.copy(grown, 0, 0, segLength);
-        seg = grown;
+        if (segLength === 0 && inFlight.length + spare.length > 0) {
+          seg = spare.pop() ?? Buffer.allocUnsafe(segCapacity);
+        } else {
+          const grown = Buffer.allocUnsafe(Math.min(segCapacity, Math.max(2 * seg.length, segLength + stride)));
+          seg.copy(grown, 0, 0, segLength);
+          seg = grown;
+        }
       }
       for (const piece of codec.sealParts(plain, frameIndex, final)) {
         piece.copy(seg, segLength);
@@ -375,8 +444,11 @@ export class S3BlobStore implements BlobStore {
       partPlain += plain.length;
       if (!direct) fill = 0;
       try {
-        if (final) await finishPart();
+        if (final) await finishPart(end);
         else if (segFrameCount === segFrames) await shipUploadPart();
+        // a source that hands over much at once (or at all times) would otherwise keep the
+        // parts in flight from being sent while it is sealed
+        else if (inFlight.length && segFrameCount % YIELD_FRAMES === 0) await yieldToIo();
       } catch (err) {
         storeFailed = true;
         throw err;
@@ -386,6 +458,8 @@ export class S3BlobStore implements BlobStore {
     // final; a resumable append also ends its part after `segFrames` frames.
     const emitMore = (direct?: Uint8Array) => emit(keepPartial && segFrameCount + 1 === segFrames, direct);
     const rollback = async () => {
+      // nothing is withdrawn or deleted while a write of this append may still land
+      await Promise.all(inFlight.map((e) => e.settled));
       if (upload) {
         const u = upload;
         upload = undefined;
@@ -394,7 +468,7 @@ export class S3BlobStore implements BlobStore {
       }
       // Last first, so the object is a valid run of parts at every moment: withdrawn parts are
       // incomplete rows at the end, which no read counts, then their bytes go.
-      const undo = [...written.reverse(), ...(claimed ? [claimed] : [])];
+      const undo = [...written, ...claimed].sort((a, b) => b.no - a.no);
       for (const p of undo) {
         if (p.objectKey) await this.#parts.withdraw(id, p.no, p.objectKey);
         else await this.#parts.remove(id, { no: p.no });
@@ -432,7 +506,7 @@ export class S3BlobStore implements BlobStore {
     }
     if (received === 0) return size;
     try {
-      await emit(true);
+      await emit(true, undefined, true);
     } catch (err) {
       await rollback();
       throw err;
