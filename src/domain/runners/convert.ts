@@ -70,9 +70,10 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
             const outDir = path.join(dir, 'out');
             await mkdir(outDir, { mode: 0o700 });
             const bytes = await readInput(ctx.uploads, input, inPath, decodesFromMemory);
+            // the worker's "done" (f = 1) is not written: the next file's start, or the job's end, follows at once
             const r = await ctx.pool.run(
               { engine: 'convert', args: { input: bytes, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
-              { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`), transfer: typeof bytes === 'string' ? undefined : [bytes.buffer] },
+              { signal: ctx.signal, onProgress: (f) => f < 1 && ctx.progress((i + f) / n, `Converting ${label}.`), transfer: typeof bytes === 'string' ? undefined : [bytes.buffer] },
             );
             redacted.faces += r.redacted?.faces ?? 0;
             redacted.text += r.redacted?.text ?? 0;
