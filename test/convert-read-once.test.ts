@@ -1,14 +1,16 @@
 // A convert job reads each stored file once at its start (its first MiB: sniff and limits) and
 // once at its run, and an image sharp decodes goes to the worker as bytes in memory: nothing of
 // it is copied into scratch. The result is the very bytes convert() makes from the file.
-import { watch } from 'node:fs';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { convert, parseConvertOptions } from '../src/media/convert/index.ts';
 import type { UploadRow } from '../src/domain/ports.ts';
+import { DEFAULT_LIMITS } from '../src/media/limits.ts';
 import { test } from './helpers/test.ts';
 import { PHOTO } from './helpers/media.ts';
+import { EXT, INPUT_FORMATS, encodeAs, photoCrop, workDir } from './helpers/media-kit.ts';
 import { startService, tempDir } from './helpers/service.ts';
 import { convertSession } from './helpers/upload-files.ts';
 
@@ -65,5 +67,23 @@ test('convert reads a JPEG over 1 MiB and a small PNG once at the start and once
     const direct = await convert(file, outDir, parseConvertOptions(options), { limits: { ...svc.services.config.media, memoryPerJob: svc.services.config.memory.perJob } });
     t.true(got.equals(readFileSync(direct.path)), `${name}: the same bytes as convert() on the file`);
     t.like(await sharp(got).metadata(), { format: 'webp', width: 300 });
+  }
+});
+
+test('convert() takes a file as bytes in memory: each format gives the same bytes as from the file (sharp decodes from memory, the tools get a scratch copy)', async (t) => {
+  const { dir, done } = await workDir('convert-bytes');
+  t.teardown(done);
+  const src = await photoCrop(path.join(dir, 'src.png'));
+  const options = parseConvertOptions({ image_format: 'webp', quality: 80, width: 200 });
+  for (const format of INPUT_FORMATS) {
+    const file = await encodeAs(src, format, path.join(dir, `in.${EXT[format]}`));
+    const fileOut = path.join(dir, `${format}-file`);
+    await mkdir(fileOut);
+    const fromFile = await convert(file, fileOut, options, { limits: DEFAULT_LIMITS });
+    const outDir = path.join(dir, `${format}-bytes`);
+    await mkdir(outDir);
+    const fromBytes = await convert(readFileSync(file), outDir, options, { limits: DEFAULT_LIMITS });
+    t.true(readFileSync(fromBytes.path).equals(readFileSync(fromFile.path)), `${format}: the same bytes`);
+    t.deepEqual(await readdir(outDir), [path.basename(fromBytes.path)], `${format}: no copy left in scratch`);
   }
 });
