@@ -110,6 +110,7 @@ export async function convert(input: string | Buffer, outDir: string, options: C
       const size = await convertImage(inputPath, probed, options, out, conversion, ctx);
       result = { path: out, mime: IMAGE_MIME[options.format], extension: IMAGE_EXT[options.format], ...size, notes: conversion.notes };
     } else {
+      // never met: bytes stay in memory only for images sharp decodes; videos were written to scratch above
       if (typeof inputPath !== 'string') throw new MediaError('engine_failed', 'The file could not be converted because of an error on our side.');
       const backend = videoBackends.find((b) => b.canDecode(p.format) && b.canEncode(options.format));
       if (!backend) throw new MediaError('invalid_option', `video_format: ${options.format} cannot be written here.`);
