@@ -1,6 +1,7 @@
-// (a) the whole API round trip against a direct sharp call, 12 MP JPEG -> WebP q80 (goal <= 1.2);
+// (a) the whole API round trip against a direct sharp call, 12 MP JPEG -> WebP q80 (goal <= 1.05);
 // (b) resize to 500 px of a 7360x4912 JPEG through the API at concurrency 2, in requests per
-//     second per core (anchor: imgproxy 9.67 req/s on 4 vCPU; goal >= 2.4 per core);
+//     second per core (anchor: imgproxy 9.67 req/s on 4 vCPU, 2.42 per core; goal >= 3.6 per core,
+//     1.5x imgproxy);
 // (c) /api/status p99 while two conversions run (goal < 50 ms).
 import os from 'node:os';
 
@@ -17,18 +18,19 @@ async function roundTrip(svc: Svc, key: string, input: Buffer, body: Record<stri
   if (up.status !== 201) throw new Error(`upload ${up.status}`);
   const start = await svc.api('POST', '/api/convert/job', key, { upload_uid: uid, ...body });
   if (start.status !== 201) throw new Error(`start ${start.status} ${JSON.stringify(start.body)}`);
+  // the long poll, as a client waits for a job: answered as soon as the job's state changes
   for (;;) {
-    const p = await svc.api('GET', `/api/convert/job/${uid}`, key);
+    const p = await svc.api('GET', `/api/convert/job/${uid}?wait=30`, key);
     if (p.body.status === 'completed') break;
     if (p.body.status === 'failed' || p.body.status === 'partial') throw new Error(p.body.progress_message);
-    await new Promise((r) => setTimeout(r, 20));
   }
   const f = (await svc.api('GET', `/api/convert/job/${uid}/results`, key)).body.result_files[0];
   return Buffer.from(await (await fetch(f.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer());
 }
 
 export async function run(): Promise<void> {
-  const svc = await startService({ OBSCURA_LOG_LEVEL: 'warn', OBSCURA_MAX_PIXELS: '60000000' });
+  // one client makes all the requests: the per-account rates would refuse them (429) long before the end
+  const svc = await startService({ OBSCURA_LOG_LEVEL: 'warn', OBSCURA_MAX_PIXELS: '60000000', OBSCURA_RATE_REQUESTS_PER_MINUTE: '1000000', OBSCURA_RATE_JOBS_PER_HOUR: '1000000' });
   try {
     const { key } = await svc.account();
     const cores = os.availableParallelism();
@@ -48,7 +50,7 @@ export async function run(): Promise<void> {
       api.push(performance.now() - t0);
     }
     const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-    process.stdout.write(`(a) 12 MP JPEG -> WebP q80: direct sharp ${med(direct).toFixed(0)} ms, API round trip ${med(api).toFixed(0)} ms, ratio ${(med(api) / med(direct)).toFixed(2)} (goal <= 1.20)\n`);
+    process.stdout.write(`(a) 12 MP JPEG -> WebP q80: direct sharp ${med(direct).toFixed(0)} ms, API round trip ${med(api).toFixed(0)} ms, ratio ${(med(api) / med(direct)).toFixed(2)} (goal <= 1.05)\n`);
 
     // (b)
     const n = 16;
@@ -63,7 +65,7 @@ export async function run(): Promise<void> {
       }),
     );
     const secs = (performance.now() - t0) / 1000;
-    process.stdout.write(`(b) 7360x4912 JPEG -> 500 px at concurrency 2: ${(n / secs).toFixed(2)} req/s, ${(n / secs / cores).toFixed(2)} per core on ${cores} cores (imgproxy anchor 2.42 per core; goal >= 2.4)\n`);
+    process.stdout.write(`(b) 7360x4912 JPEG -> 500 px at concurrency 2: ${(n / secs).toFixed(2)} req/s, ${(n / secs / cores).toFixed(2)} per core on ${cores} cores (imgproxy anchor 2.42 per core; goal >= 3.6)\n`);
 
     // (c)
     const lat: number[] = [];

@@ -341,7 +341,8 @@ export class Jobs {
         return;
       }
       await this.#discardAssets(job.id); // a previous, interrupted attempt may have left some
-      await this.#rows.update(job.id, { progress: 0, progressMessage: 'Started.' });
+      // no "Started." row write here: every runner reports its first progress as it begins, and
+      // each write is a durable commit on the event loop (one less per job)
       let position = 0;
       let lastWrite = 0;
       const ctx: JobContext = {

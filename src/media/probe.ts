@@ -17,6 +17,7 @@ import {
   sniff,
   type ImageFormat,
   type MediaKind,
+  type Refused,
   type Sniffed,
   type VideoFormat,
 } from './sniff.ts';
@@ -145,9 +146,9 @@ export async function readHead(path: string, n = SNIFF_BYTES): Promise<{ head: B
   }
 }
 
-/** Recognises the file by content, or throws 'empty' / 'unsupported_media'. */
-export async function identify(path: string): Promise<Sniffed> {
-  const { head, size } = await readHead(path);
+/** Recognises the file (or its bytes in memory) by content, or throws 'empty' / 'unsupported_media'. */
+export async function identify(input: string | Buffer): Promise<Sniffed> {
+  const { head, size } = typeof input === 'string' ? await readHead(input) : { head: input.subarray(0, SNIFF_BYTES), size: input.length };
   if (size === 0) throw new MediaError('empty', 'The file is empty (0 bytes).');
   const s = sniff(head);
   if (s === undefined) {
@@ -163,22 +164,33 @@ export async function probe(path: string, limits: MediaLimits, opts: ProbeOption
   return (await probeDetailed(path, limits, opts)).probe;
 }
 
-export async function probeDetailed(path: string, limits: MediaLimits, opts: ProbeOptions = {}): Promise<DetailedProbe> {
+/**
+ * Probes a file, or a file's bytes in memory (read once by the caller, header only here). Bytes
+ * in memory must be of a format probed without a tool (probesInMemory); the rest need a file.
+ */
+export async function probeDetailed(input: string | Buffer, limits: MediaLimits, opts: ProbeOptions = {}): Promise<DetailedProbe> {
   throwIfAborted(opts.signal);
-  path = resolve(path); // tools get absolute paths: never one that could read as an option
-  const s = await identify(path);
-  return s.kind === 'image' ? probeImage(path, s.format as ImageFormat, limits, opts) : probeVideo(path, s.format as VideoFormat, limits, opts);
+  if (typeof input === 'string') input = resolve(input); // tools get absolute paths: never one that could read as an option
+  const s = await identify(input);
+  if (typeof input !== 'string' && !probesInMemory(s)) throw new Error(`a ${s.format} file is probed from a file, not from memory`);
+  return s.kind === 'image' ? probeImage(input, s.format as ImageFormat, limits, opts) : probeVideo(input as string, s.format as VideoFormat, limits, opts);
+}
+
+/** Whether probeDetailed() reads this format from bytes in memory: images sharp reads (and BMP), with no tool. */
+export function probesInMemory(s: Sniffed | Refused | undefined): boolean {
+  return !!s && !isRefused(s) && s.kind === 'image' && (SHARP_FORMATS.has(s.format as ImageFormat) || s.format === 'bmp');
 }
 
 // ---- images ---------------------------------------------------------------------------
 
-async function probeImage(path: string, format: ImageFormat, limits: MediaLimits, opts: ProbeOptions): Promise<DetailedProbe> {
+async function probeImage(input: string | Buffer, format: ImageFormat, limits: MediaLimits, opts: ProbeOptions): Promise<DetailedProbe> {
   const label = FORMAT_LABEL[format];
   let d: ImageDetail;
-  if (SHARP_FORMATS.has(format)) d = await sharpHeader(path, format, label);
-  else if (format === 'heic') d = await heifHeader(path, opts, limits);
-  else if (format === 'jxl') d = await jxlHeader(path, opts);
-  else d = bmpDetail((await readHead(path, 64)).head);
+  if (SHARP_FORMATS.has(format)) d = await sharpHeader(input, format, label);
+  else if (format === 'bmp') d = bmpDetail(typeof input === 'string' ? (await readHead(input, 64)).head : input.subarray(0, 64));
+  else if (typeof input !== 'string') throw new Error(`a ${format} file is probed from a file`);
+  else if (format === 'heic') d = await heifHeader(input, opts, limits);
+  else d = await jxlHeader(input, opts);
   return imageProbe(d, limits);
 }
 
@@ -206,11 +218,11 @@ export function imageProbe(d: ImageDetail, limits: MediaLimits): DetailedProbe {
   };
 }
 
-async function sharpHeader(path: string, format: ImageFormat, label: string): Promise<ImageDetail> {
+async function sharpHeader(input: string | Buffer, format: ImageFormat, label: string): Promise<ImageDetail> {
   let m: sharp.Metadata;
   try {
     // Header only: libvips opens lazily, and the pixel limit is ours to check, with a clear message.
-    m = await sharp(path, { limitInputPixels: false }).metadata();
+    m = await sharp(input, { limitInputPixels: false }).metadata();
   } catch (e) {
     throw Object.assign(corruptImage(label), { cause: e });
   }

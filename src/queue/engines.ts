@@ -1,18 +1,19 @@
 // The engines a worker thread runs, by name: the dispatch table, typed by the task map
 // (tasks.ts). Each takes plain data (paths in the job's scratch folder, options, limits, a
-// port for a passphrase's keys) and returns plain data; bytes stay in scratch. Media code is
-// loaded on first use (or by preload()), so a worker starts fast.
+// port for a passphrase's keys) and returns plain data; bytes stay in scratch, but for a
+// convert's input, which may come as bytes moved (not copied) from the main thread. Media
+// code is loaded on first use (or by preload()), so a worker starts fast.
 import type { EngineContext, Engines } from './tasks.ts';
 
 export const engines: Engines = {
   async convert(a, ctx) {
     const { convert } = await import('../media/convert/index.ts');
-    return convert(a.input, a.outDir, a.options, { limits: a.limits, cpuBudgetMs: a.cpuBudgetMs, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit });
+    return convert(bytesOrPath(a.input), a.outDir, a.options, { limits: a.limits, cpuBudgetMs: a.cpuBudgetMs, signal: ctx.signal, onProgress: ctx.onProgress, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit });
   },
   async convertCheck(a, ctx) {
     const { probeDetailed } = await import('../media/probe.ts');
     const { UNBOUNDED, checkLimits } = await import('../media/convert/output-limits.ts');
-    checkLimits(await probeDetailed(a.input, UNBOUNDED, { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap }), a.options, a.limits);
+    checkLimits(await probeDetailed(bytesOrPath(a.input), UNBOUNDED, { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap }), a.options, a.limits);
   },
   async hide(a, ctx) {
     const { keysFrom } = await import('../media/stego/key-handoff.ts');
@@ -58,6 +59,11 @@ export const engines: Engines = {
     return probe(a.input, a.limits, { signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap });
   },
 };
+
+/** A path as it is; bytes (a Buffer arrives as a plain Uint8Array) as a Buffer over the same memory. */
+function bytesOrPath(input: string | Uint8Array): string | Buffer {
+  return typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+}
 
 /**
  * Loads the engines' modules (sharp, the codecs, the stego and analyse code) and starts the

@@ -28,13 +28,14 @@ type Hooks = keyof EngineContext;
 type Result<F extends (...a: never[]) => unknown> = Awaited<ReturnType<F>>;
 
 export interface Tasks {
+  /** `input`: a file in scratch, or the file's bytes (moved to the worker: pass their ArrayBuffer in RunOptions.transfer). */
   convert: {
-    args: { input: Parameters<typeof convert>[0]; outDir: Parameters<typeof convert>[1]; options: Parameters<typeof convert>[2] } & Omit<Parameters<typeof convert>[3], Hooks>;
+    args: { input: string | Uint8Array; outDir: Parameters<typeof convert>[1]; options: Parameters<typeof convert>[2] } & Omit<Parameters<typeof convert>[3], Hooks>;
     result: Result<typeof convert>;
   };
   /** A convert job's limits, at its start: the header is read with no limit, then held to every limit, input and output. */
   convertCheck: {
-    args: { input: Parameters<typeof probe>[0]; options: Parameters<typeof checkLimits>[1]; limits: Parameters<typeof checkLimits>[2] };
+    args: { input: string | Uint8Array; options: Parameters<typeof checkLimits>[1]; limits: Parameters<typeof checkLimits>[2] };
     result: ReturnType<typeof checkLimits>;
   };
   /** `keys`: the worker's end of handOverKeys() (media/stego/key-handoff.ts), transferred. */

@@ -1,16 +1,19 @@
-// Convert: every file of the session to the asked format. Each file is decrypted into the
-// job's memory-backed scratch folder, converted on a worker, and the output sealed back
-// into the store. Some files failing makes the job partial, all of them failed.
+// Convert: every file of the session to the asked format. Each file is decrypted once: an
+// image sharp decodes into one buffer moved to the worker, anything else into the job's
+// memory-backed scratch folder; converted on a worker, and the output sealed back into the
+// store. Some files failing makes the job partial, all of them failed.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { parseConvertOptions, type ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
-import { sniff } from '../../media/probe.ts';
+import { decodesFromMemory } from '../../media/convert/backends/sharp.ts';
+import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import type { SessionRow, UploadRow } from '../ports.ts';
 import { AppError } from '../errors.ts';
-import { refuseOverLimits } from './convert-limits.ts';
-import { fromScratch, toScratch } from './scratch-io.ts';
+import { readHead, refuseOverLimits } from './convert-limits.ts';
+import { readInput } from './input-bytes.ts';
+import { fromScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
 
@@ -36,16 +39,17 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
         if (e.name === 'MediaError') throw new AppError('invalid', 'invalid_option', e.message ?? 'Invalid option.');
         throw err;
       }
-      // formats outside the allow-list are refused now, not after a wait in the queue
+      // each file's first MiB, read once: formats outside the allow-list are refused now, not
+      // after a wait in the queue, and every limit, on the file and on the output the options
+      // make of it, is checked before any work
       for (const [i, input] of inputs.entries()) {
-        const head = await firstBytes(deps.uploads, input, 4096);
-        const kind = sniff(head);
+        const head = await readHead(deps.uploads, input);
+        const kind = sniff(head.subarray(0, SNIFF_BYTES));
         if (kind && 'allowed' in kind && kind.allowed === false) {
           throw new AppError('unsupported_media', 'unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
         }
+        await refuseOverLimits(deps, { input, index: i, head }, options, ctx);
       }
-      // every limit, on each input and on the output the options make of it, before any work
-      await refuseOverLimits(deps, inputs, options, ctx);
       return options as unknown as Record<string, unknown>;
     },
 
@@ -65,10 +69,11 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
             const inPath = path.join(dir, 'input');
             const outDir = path.join(dir, 'out');
             await mkdir(outDir, { mode: 0o700 });
-            await toScratch(ctx.uploads, input, inPath);
+            const bytes = await readInput(ctx.uploads, input, inPath, decodesFromMemory);
+            // the worker's "done" (f = 1) is not written: the next file's start, or the job's end, follows at once
             const r = await ctx.pool.run(
-              { engine: 'convert', args: { input: inPath, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
-              { signal: ctx.signal, onProgress: (f) => ctx.progress((i + f) / n, `Converting ${label}.`) },
+              { engine: 'convert', args: { input: bytes, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
+              { signal: ctx.signal, onProgress: (f) => f < 1 && ctx.progress((i + f) / n, `Converting ${label}.`), transfer: typeof bytes === 'string' ? undefined : [bytes.buffer] },
             );
             redacted.faces += r.redacted?.faces ?? 0;
             redacted.text += r.redacted?.text ?? 0;
@@ -126,10 +131,3 @@ export function outputName(name: string, extension: string, used: Set<string>): 
   used.add(candidate.toLowerCase());
   return candidate;
 }
-
-async function firstBytes(uploads: Uploads, row: UploadRow, n: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const c of uploads.read(row, { start: 0, end: n })) parts.push(c as Buffer);
-  return Buffer.concat(parts);
-}
-

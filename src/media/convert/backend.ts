@@ -72,7 +72,8 @@ export interface Backend {
 
 /** Pixels a sharp pipeline can open. */
 export interface Decoded {
-  path: string;
+  /** A file, or the input's bytes in memory (formats sharp decodes itself). */
+  path: string | Buffer;
   /** Whether sharp should apply the EXIF orientation (false when the decoder already did). */
   autoOrient: boolean;
 }

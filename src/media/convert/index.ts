@@ -2,19 +2,19 @@
 // pipeline (decode → orient → resize → flatten if needed → encode) or one ffmpeg transcode.
 // Every output is stripped: sharp writes no metadata unless asked, the HEIC/JXL encoders get a
 // clean PNG, and video loses container, stream and chapter metadata and encoder strings.
-import { access, rm } from 'node:fs/promises';
+import { access, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { MediaError, abortedError, throwIfAborted, untilAborted } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { megapixels, probeDetailed, type DetailedProbe } from '../probe.ts';
 import { FORMAT_LABEL, IMAGE_MIME, article } from '../sniff.ts';
-import { Conversion, type ImageBackend, type VideoBackend } from './backend.ts';
+import { Conversion, type Decoded, type ImageBackend, type VideoBackend } from './backend.ts';
 import { ffmpegImageBackend } from './backends/ffmpeg-image.ts';
 import { ffmpegVideoBackend, videoTargetFile } from './backends/ffmpeg-video.ts';
 import { heifBackend } from './backends/heif.ts';
 import { jxlBackend } from './backends/jxl.ts';
-import { sharpBackend, sharpError } from './backends/sharp.ts';
+import { decodesFromMemory, sharpBackend, sharpError } from './backends/sharp.ts';
 import { fitGeometry } from './geometry.ts';
 import { animation, checkLimits, memoryNeed } from './output-limits.ts';
 import { cleanPng } from './png-clean.ts';
@@ -68,14 +68,19 @@ async function freeName(dir: string, ext: string): Promise<string> {
   }
 }
 
-export async function convert(inputPath: string, outDir: string, options: ConvertOptions, ctx: ConvertContext): Promise<ConvertResult> {
+/**
+ * Converts a file, or a file's bytes in memory (read once by the caller, and handed over rather
+ * than copied into scratch): sharp decodes those from memory; any other format is written to
+ * the scratch folder first, for the tools that read files.
+ */
+export async function convert(input: string | Buffer, outDir: string, options: ConvertOptions, ctx: ConvertContext): Promise<ConvertResult> {
   throwIfAborted(ctx.signal);
   // Tools run with the scratch folder as their working directory.
-  inputPath = path.resolve(inputPath);
   outDir = path.resolve(outDir);
   const conversion = new Conversion({ dir: outDir, limits: ctx.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, cpuBudgetMs: ctx.cpuBudgetMs });
   let out: string | undefined;
   try {
+    const inputPath = typeof input === 'string' ? path.resolve(input) : decodesFromMemory(input) ? input : await toScratch(input, conversion);
     const probed = await probeDetailed(inputPath, ctx.limits, conversion.toolOptions);
     const p = probed.probe;
     const label = FORMAT_LABEL[p.format as keyof typeof FORMAT_LABEL];
@@ -105,6 +110,8 @@ export async function convert(inputPath: string, outDir: string, options: Conver
       const size = await convertImage(inputPath, probed, options, out, conversion, ctx);
       result = { path: out, mime: IMAGE_MIME[options.format], extension: IMAGE_EXT[options.format], ...size, notes: conversion.notes };
     } else {
+      // never met: bytes stay in memory only for images sharp decodes; videos were written to scratch above
+      if (typeof inputPath !== 'string') throw new MediaError('engine_failed', 'The file could not be converted because of an error on our side.');
       const backend = videoBackends.find((b) => b.canDecode(p.format) && b.canEncode(options.format));
       if (!backend) throw new MediaError('invalid_option', `video_format: ${options.format} cannot be written here.`);
       const file = videoTargetFile(options.format);
@@ -133,8 +140,15 @@ export async function convert(inputPath: string, outDir: string, options: Conver
   }
 }
 
+/** Bytes of a format the tools decode, as a file in the scratch folder (removed by cleanup()). */
+async function toScratch(bytes: Buffer, conversion: Conversion): Promise<string> {
+  const file = conversion.temp('input');
+  await writeFile(file, bytes, { mode: 0o600 });
+  return file;
+}
+
 async function convertImage(
-  input: string,
+  input: string | Buffer,
   probed: DetailedProbe,
   o: ConvertOptions & { target: 'image' },
   out: string,
@@ -167,12 +181,13 @@ async function convertImage(
   if (o.quality !== undefined && target === 'png') conversion.note('quality does not apply to PNG; it is lossless.');
   else if (o.quality !== undefined && o.lossless) conversion.note('quality does not apply to lossless output.');
 
-  const decoded = await decoder.decode(input, d, conversion);
+  // bytes in memory are of a format sharp decodes (convert() wrote any other to scratch)
+  const decoded: Decoded = typeof input === 'string' ? await decoder.decode(input, d, conversion) : { path: input, autoOrient: true };
   throwIfAborted(conversion.signal);
   ctx.onProgress?.(0.3);
 
   let hasAlpha = d.hasAlpha;
-  if (decoded.path !== input) {
+  if (typeof decoded.path === 'string' && decoded.path !== input) {
     const clean = conversion.temp('png');
     if (await cleanPng(decoded.path, clean)) {
       await rm(decoded.path, { force: true });

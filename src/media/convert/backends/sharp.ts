@@ -3,6 +3,7 @@
 import type { Sharp } from 'sharp';
 import { MediaError } from '../../errors.ts';
 import type { ImageDetail } from '../../probe.ts';
+import { SNIFF_BYTES, isRefused, sniff } from '../../sniff.ts';
 import type { Conversion, Decoded, EncodeSettings, ImageBackend } from '../backend.ts';
 import type { ImageTarget } from '../options.ts';
 
@@ -41,6 +42,15 @@ export const sharpBackend: ImageBackend = {
     return { width: info.width, height: info.pageHeight ?? info.height };
   },
 };
+
+/**
+ * Whether sharp decodes a file from its bytes in memory, judged by its first bytes: a format
+ * it decodes itself. Any other goes to a file in scratch, for the tools that read files.
+ */
+export function decodesFromMemory(head: Buffer): boolean {
+  const s = sniff(head.subarray(0, SNIFF_BYTES));
+  return !!s && !isRefused(s) && s.kind === 'image' && DECODES.has(s.format);
+}
 
 /**
  * Maps a sharp failure to what the user should hear. libvips decodes lazily, so input damage
