@@ -67,7 +67,7 @@ export async function readText(img: RawImage, opts: OcrOptions = {}): Promise<Te
       opts.signal?.throwIfAborted(); // the pool has ended the worker: stop here
       all.push(...(await readLine(worker, grey, crop, BARS.redact, budget)));
     }
-    return distinct(all, BARS.redact);
+    return distinct(all);
   }, opts);
   const bars = BARS[opts.purpose ?? 'report'];
   const regions = lines.flatMap((line) => region(line, bars, img.width / w, img.height / h, img.width, img.height));

@@ -88,11 +88,12 @@ export async function readLine(worker: Tesseract.Worker, grey: GreyPlane, crop: 
   return all;
 }
 
-/** Of lines that overlap (one place read in several crops), the surest. */
-export function distinct(lines: Tesseract.Line[], bars: Bars): Tesseract.Line[] {
+/** Of lines that overlap (one place read in several crops), the surest of those that ran into
+ *  no side of their crop (a cut line misses letters however sure the rest is). */
+export function distinct(lines: Tesseract.Line[]): Tesseract.Line[] {
   const area = (b: Tesseract.Bbox) => Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
   const kept: Tesseract.Line[] = [];
-  for (const l of [...lines].sort((a, b) => score(b, bars) - score(a, bars))) {
+  for (const l of [...lines].sort((a, b) => Number(cut.has(a)) - Number(cut.has(b)) || b.confidence - a.confidence)) {
     const clash = kept.some((k) => {
       const inter = area({ x0: Math.max(k.bbox.x0, l.bbox.x0), y0: Math.max(k.bbox.y0, l.bbox.y0), x1: Math.min(k.bbox.x1, l.bbox.x1), y1: Math.min(k.bbox.y1, l.bbox.y1) });
       return inter > 0.5 * Math.min(area(k.bbox), area(l.bbox));
@@ -101,6 +102,9 @@ export function distinct(lines: Tesseract.Line[], bars: Bars): Tesseract.Line[] 
   }
   return kept;
 }
+
+/** Lines whose words reach a side of their crop that is not the picture's own. */
+const cut = new WeakSet<Tesseract.Line>();
 
 /** The lines tesseract reads in one crop of the grey plane, their boxes in the plane's pixels. */
 export async function readCrop(worker: Tesseract.Worker, grey: GreyPlane, crop: Box): Promise<Tesseract.Line[]> {
@@ -111,7 +115,11 @@ export async function readCrop(worker: Tesseract.Worker, grey: GreyPlane, crop: 
   countRead(crop.width * crop.height);
   const page = await worker.recognize(png, {}, { text: false, blocks: true });
   const lines = (page.data.blocks ?? []).flatMap((b) => b.paragraphs.flatMap((p) => p.lines));
-  if (crop.x === 0 && crop.y === 0) return lines;
   const shift = (b: Tesseract.Bbox): Tesseract.Bbox => ({ x0: b.x0 + crop.x, y0: b.y0 + crop.y, x1: b.x1 + crop.x, y1: b.y1 + crop.y });
-  return lines.map((l) => ({ ...l, bbox: shift(l.bbox), words: l.words.map((w) => ({ ...w, bbox: shift(w.bbox) })) }));
+  return lines.map((l) => {
+    const moved = { ...l, bbox: shift(l.bbox), words: l.words.map((w) => ({ ...w, bbox: shift(w.bbox) })) };
+    const lh = l.bbox.y1 - l.bbox.y0;
+    if (l.words.length && ((crop.x > 0 && Math.min(...l.words.map((w) => w.bbox.x0)) < EDGE * lh) || (crop.x + crop.width < grey.width && crop.width - Math.max(...l.words.map((w) => w.bbox.x1)) < EDGE * lh))) cut.add(moved);
+    return moved;
+  });
 }
