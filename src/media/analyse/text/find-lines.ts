@@ -18,6 +18,11 @@ const PAD_PX = 4;
 /** Two boxes are of one row when they share this much of the lower one's height. */
 const ROW_OVERLAP = 0.6;
 
+/** A candidate narrower than this many of its heights holds two letters at most: in a photo
+ *  it is nearly always a speck of texture (half the candidates, and half the reading time, on
+ *  the bench photo), and a line of text has more of it that the layout does see. */
+const MIN_ASPECT = 1.5;
+
 /** An 8-bit grey plane (the picture at OCR scale). */
 export interface GreyPlane {
   data: Buffer;
@@ -37,7 +42,8 @@ export async function findLines(worker: Tesseract.Worker, grey: GreyPlane): Prom
   const page = await worker.recognize(png, {}, { text: false, blocks: false, layoutBlocks: true });
   // the layout's blocks (lines with boxes, no text); tesseract.js's Page type omits them
   const blocks = (page.data as Tesseract.Page & { layoutBlocks?: Tesseract.Block[] | null }).layoutBlocks ?? [];
-  const boxes = blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines)).map((l) => {
+  const lines = blocks.flatMap((b) => b.paragraphs.flatMap((p) => p.lines));
+  const boxes = lines.filter((l) => l.bbox.x1 - l.bbox.x0 >= MIN_ASPECT * (l.bbox.y1 - l.bbox.y0)).map((l) => {
     const lh = (l.bbox.y1 - l.bbox.y0) * k;
     const x0 = Math.max(0, Math.floor(l.bbox.x0 * k - PAD_X * lh - PAD_PX));
     const y0 = Math.max(0, Math.floor(l.bbox.y0 * k - PAD_Y * lh - PAD_PX));
