@@ -8,7 +8,7 @@
 import sharp from 'sharp';
 import type Tesseract from 'tesseract.js';
 import { FIND_MAX_PIXELS, findLines, type GreyPlane } from './find-lines.ts';
-import { distinct, FIT_LINES, readCrop, readLine } from './read-crops.ts';
+import { AGAIN, distinct, readCrop, readLine } from './read-crops.ts';
 import { withOcr } from './pool.ts';
 import type { RawImage, TextReading, TextRegion } from './types.ts';
 
@@ -62,7 +62,7 @@ export async function readText(img: RawImage, opts: OcrOptions = {}): Promise<Te
     const crops = await findLines(worker, grey);
     if (crops.reduce((n, c) => n + c.width * c.height, 0) > CROPS_MAX_SHARE * w * h) return readCrop(worker, grey, { x: 0, y: 0, width: w, height: h });
     const all: Tesseract.Line[] = [];
-    const budget = { fits: FIT_LINES };
+    const budget = { ...AGAIN };
     for (const crop of crops) {
       opts.signal?.throwIfAborted(); // the pool has ended the worker: stop here
       all.push(...(await readLine(worker, grey, crop, BARS.redact, budget)));

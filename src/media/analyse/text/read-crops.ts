@@ -1,8 +1,8 @@
 // Reading the crops find-lines.ts points at. Tesseract's reading of a line shifts with what is
 // around it (letters outlined on a photo most of all: one crop reads "© Getty Images", one a few
 // pixels wider "© Getty"), so a crop is widened while a line that reads like text runs into its
-// side, a line that reads like text, but not surely, is read again in crops fitted to it, and of the readings
-// of one place the surest is kept.
+// side, a line that reads like text but was cut or is not sure is read again in crops fitted
+// to it, and of the readings of one place the surest that no crop side cut is kept.
 import sharp from 'sharp';
 import type Tesseract from 'tesseract.js';
 import type { GreyPlane } from './find-lines.ts';
@@ -20,12 +20,13 @@ const EDGE = 0.5;
 /** How far a crop is widened past such a side (in the line's heights), and how often. */
 const WIDEN = 3;
 const WIDEN_ROUNDS = 6;
-/** Crops fitted to a line that reads like text: margins around its sure words, in its heights. */
 /** A line whose every word is this sure is not read again, unless the layout had cut it. */
 const SURE = 85;
-/** Lines a picture has read again at most: a page of text is many sure lines, and reading each
- *  three times would cost more than reading the page whole. */
-export const FIT_LINES = 8;
+/** What one picture may spend on reading again: widenings, and lines read in fitted crops. A
+ *  page of text is many lines, and reading each several times would cost more than reading
+ *  the page whole; past these, crops are read as the layout gave them. */
+export const AGAIN = { widenings: 24, fits: 8 };
+/** Crops fitted to a line that reads like text: margins around its sure words, in its heights. */
 const FITS = [
   { x: 1, y: 0.5 },
   { x: 1.5, y: 0.8 },
@@ -44,7 +45,7 @@ function score(l: Tesseract.Line, bars: Bars): number {
 }
 
 /** The lines read in a crop and in the crops widened or fitted from it (boxes in the plane's pixels). */
-export async function readLine(worker: Tesseract.Worker, grey: GreyPlane, crop: Box, bars: Bars, budget: { fits: number }): Promise<Tesseract.Line[]> {
+export async function readLine(worker: Tesseract.Worker, grey: GreyPlane, crop: Box, bars: Bars, budget: { widenings: number; fits: number }): Promise<Tesseract.Line[]> {
   let lines = await readCrop(worker, grey, crop);
   const all = [...lines];
   let widened = false;
@@ -61,7 +62,8 @@ export async function readLine(worker: Tesseract.Worker, grey: GreyPlane, crop: 
     }
     const x0 = Math.max(0, Math.floor(crop.x - left));
     const x1 = Math.min(grey.width, Math.ceil(crop.x + crop.width + right));
-    if (x0 === crop.x && x1 === crop.x + crop.width) break;
+    if ((x0 === crop.x && x1 === crop.x + crop.width) || budget.widenings <= 0) break;
+    budget.widenings -= 1;
     crop = { ...crop, x: x0, width: x1 - x0 };
     widened = true;
     lines = await readCrop(worker, grey, crop);
