@@ -148,6 +148,29 @@ test('visible marks: a "© Getty Images" overlay in a corner of a photo reads as
   t.true(boxes.some((b) => b.x >= 1380 && b.y >= 1330), JSON.stringify(boxes));
 });
 
+test.serial('a 12 MP photo is read where its text is, not whole: a hotel sign and a corner mark come back with their words and boxes, and OCR reads under half as many pixels as the whole picture would take', async (t) => {
+  const items = [
+    { x: 300, y: 600, size: 120, text: 'HOTEL BELVEDERE', read: 'HOTEL BELVEDERE', style: 'font-weight="bold" fill="#111"' },
+    { x: 3000, y: 2900, size: 64, text: '© Getty Images', read: 'Getty Images', style: 'fill="white" stroke="black" stroke-width="2"' },
+  ];
+  const overlay = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="3000">${items.map((i) => `<text x="${i.x}" y="${i.y}" font-family="DejaVu Sans" font-size="${i.size}" ${i.style}>${i.text}</text>`).join('')}</svg>`);
+  const jpeg = await sharp(PHOTO).resize(4000, 3000, { fit: 'fill' }).composite([{ input: overlay, left: 0, top: 0 }]).jpeg({ quality: 90 }).toBuffer();
+  const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+  const before = ocrStats().pixelsRead ?? 0;
+  const reading = await readText({ data, width: info.width, height: info.height, channels: info.channels });
+  const read = (ocrStats().pixelsRead ?? Infinity) - before;
+  t.log(`OCR read ${(read / 1e6).toFixed(2)} MP of the 4 MP copy; lines: ${JSON.stringify(reading.regions.map((r) => r.text))}`);
+  for (const item of items) {
+    const line = reading.regions.find((r) => r.text.includes(item.read));
+    t.truthy(line, `"${item.read}" is read: ${JSON.stringify(reading.regions)}`);
+    // the box (in the 4000 x 3000 picture's pixels) is on the line: it holds the start of its baseline
+    const b = line!.box;
+    t.true(b.x <= item.x + item.size && b.x + b.width > item.x + item.size && b.y < item.y && b.y + b.height >= item.y - item.size / 4, `${item.read}: ${JSON.stringify(b)}`);
+  }
+  t.true(read < 0.5 * 4_000_000, `OCR read ${read} pixels`);
+  t.deepEqual(visibleMarks(reading).map((m) => [m.kind, m.where]), [['stock_agency', 'corner']]);
+});
+
 test.serial('the OCR worker is recycled after OBSCURA_OCR_RECYCLE_AFTER recognitions, and reads as well after it', async (t) => {
   await endOcr();
   const { data, info } = await sharp(await rendered(['Recycle me'], 48, 600)).removeAlpha().raw().toBuffer({ resolveWithObject: true });

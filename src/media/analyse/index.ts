@@ -10,7 +10,7 @@ import { SHARP_DECODES } from '../decode.ts';
 import type { MediaLimits } from '../limits.ts';
 import { analyseNeed, refuseOverMemory } from '../memory.ts';
 import { probe } from '../probe.ts';
-import type { AnalyseOptions, AssetFile, Detector, DetectorResult, Finding } from './detector.ts';
+import type { AnalyseInput, AnalyseOptions, AssetFile, Detector, DetectorResult, Finding } from './detector.ts';
 import { aiGenerationDetector } from './detectors/ai-generation.ts';
 import { c2paDetector } from './detectors/c2pa.ts';
 import { facesDetector, type FacesVerdict } from './detectors/faces.ts';
@@ -56,6 +56,7 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
   const input = analyseInput(file, p, limits, options);
   const results: Record<string, DetectorResult<unknown>> = {};
   const timings: Record<string, number> = {};
+  if (p.kind === 'image') startEarly(input, options);
   for (const d of DETECTORS) {
     if (options.signal?.aborted) throw options.signal.reason;
     const t = performance.now();
@@ -84,6 +85,19 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
     media: { kind: p.kind, format: p.format, width: p.width, height: p.height },
     timings_ms: timings,
   };
+}
+
+/**
+ * Starts the readings that run off this thread, so they overlap the detectors that run on it
+ * (faces, forensics): OCR on tesseract's own worker thread, the tags in exiftool's process.
+ * Each is made once and awaited by the detectors that need it, in their turn; the order of the
+ * findings and assets stays the detectors'. Their memory is small and bounded (OCR reads at
+ * most 4 MP of grey), so the job's estimate holds. An abort ends both (the pool's worker, the
+ * tool's process); a failure is the detector's to report, so it is caught here.
+ */
+function startEarly(input: AnalyseInput, options: AnalyseOptions): void {
+  if (!options.text || options.text.enabled) input.text().catch(() => {});
+  input.tags().catch(() => {});
 }
 
 /** The detectors in the order their verdicts are listed (a stable sort: ties keep the run order). */

@@ -1,10 +1,14 @@
 // OCR of one picture: scaled into the range tesseract reads well (huge inputs down, so a
 // 12 MP photo costs what a 4 MP one does; small ones up, tesseract wants letters of 20+ px),
-// sent as a greyscale PNG that lives only in memory, and read back as lines with their boxes
-// mapped to the displayed picture's pixels. Lines tesseract is unsure of are dropped: in a
-// photo without text it "reads" noise, foliage and textures at low confidence.
+// greyscale, in memory only, and read back as lines with their boxes mapped to the displayed
+// picture's pixels. A picture over about 1 MP at that scale is not read whole: tesseract's
+// layout pass on a ~1 MP copy says where lines may be (find-lines.ts), and only those crops
+// are read, at the full OCR scale. Lines tesseract is unsure of are dropped: in a photo without
+// text it "reads" noise, foliage and textures at low confidence.
 import sharp from 'sharp';
 import type Tesseract from 'tesseract.js';
+import { FIND_MAX_PIXELS, findLines, type GreyPlane } from './find-lines.ts';
+import { AGAIN, distinct, readCrop, readLine } from './read-crops.ts';
 import { withOcr } from './pool.ts';
 import type { RawImage, TextReading, TextRegion } from './types.ts';
 
@@ -16,7 +20,7 @@ const OCR_MIN_SIDE = 1200;
  *  texture); a line's kept words must average `line`, and short lines (2-3 letters or digits,
  *  the commonest noise in photos: "Wi", "oF:", "23") `short`. Redaction reads with lower bars:
  *  blurring a patch of foliage costs little, leaving a name readable costs much. */
-const BARS = {
+export const BARS = {
   report: { word: 50, line: 70, short: 88 },
   redact: { word: 40, line: 55, short: 80 },
 };
@@ -38,26 +42,37 @@ export function ocrScale(width: number, height: number): number {
   return Math.min(Math.max(1, up), 2, down);
 }
 
+/** Crops that together cover more than this share of the picture: it is read whole instead. */
+const CROPS_MAX_SHARE = 0.6;
+
 export async function readText(img: RawImage, opts: OcrOptions = {}): Promise<TextReading> {
   const scale = ocrScale(img.width, img.height);
   const w = Math.max(1, Math.round(img.width * scale));
   const h = Math.max(1, Math.round(img.height * scale));
   const base = sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.length), { raw: { width: img.width, height: img.height, channels: img.channels as 1 | 2 | 3 | 4 } });
   const flat = img.channels === 2 || img.channels === 4 ? base.flatten({ background: '#ffffff' }) : base;
-  const png = await flat
+  const data = await flat
     .resize(w, h, { fit: 'fill', kernel: scale < 1 ? 'lanczos3' : 'cubic' })
     .greyscale()
-    .png({ compressionLevel: 0 })
+    .raw()
     .toBuffer();
-  const page = await withOcr((worker) => worker.recognize(png, {}, { text: false, blocks: true }), opts);
+  const grey: GreyPlane = { data, width: w, height: h };
+  const lines = await withOcr(async (worker) => {
+    if (w * h <= FIND_MAX_PIXELS) return readCrop(worker, grey, { x: 0, y: 0, width: w, height: h });
+    const crops = await findLines(worker, grey);
+    if (crops.reduce((n, c) => n + c.width * c.height, 0) > CROPS_MAX_SHARE * w * h) return readCrop(worker, grey, { x: 0, y: 0, width: w, height: h });
+    const all: Tesseract.Line[] = [];
+    const budget = { ...AGAIN };
+    for (const crop of crops) {
+      opts.signal?.throwIfAborted(); // the pool has ended the worker: stop here
+      all.push(...(await readLine(worker, grey, crop, BARS.redact, budget)));
+    }
+    return distinct(all);
+  }, opts);
   const bars = BARS[opts.purpose ?? 'report'];
-  const regions = linesOf(page.data).flatMap((line) => region(line, bars, img.width / w, img.height / h, img.width, img.height));
+  const regions = lines.flatMap((line) => region(line, bars, img.width / w, img.height / h, img.width, img.height));
   regions.sort((a, b) => a.box.y - b.box.y || a.box.x - b.box.x);
   return { regions, text: regions.map((r) => r.text).join('\n'), width: img.width, height: img.height };
-}
-
-function linesOf(page: Tesseract.Page): Tesseract.Line[] {
-  return (page.blocks ?? []).flatMap((b) => b.paragraphs.flatMap((p) => p.lines));
 }
 
 function region(line: Tesseract.Line, bars: (typeof BARS)['report'], sx: number, sy: number, width: number, height: number): TextRegion[] {

@@ -22,6 +22,7 @@ let current: { worker: Promise<Tesseract.Worker>; uses: number } | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 let idle: NodeJS.Timeout | undefined;
 let started = 0;
+let pixelsRead = 0;
 /** A recognition that takes longer has hung (a crashed wasm worker never answers). */
 const HUNG_MS = 120_000;
 const START_MS = 60_000;
@@ -108,7 +109,13 @@ export async function endOcr(): Promise<void> {
   if (old) await old.worker.then((w) => w.terminate()).catch(() => {});
 }
 
-/** How many workers this thread started so far, for tests of the recycling. */
-export function ocrStats(): { started: number } {
-  return { started };
+/** Counts the pixels handed to recognition (a whole picture, or a crop of it). */
+export function countRead(pixels: number): void {
+  pixelsRead += pixels;
+}
+
+/** How many workers this thread started so far (tests of the recycling), and how many pixels
+ *  they were given to read (tests that a large picture is read in crops, not whole). */
+export function ocrStats(): { started: number; pixelsRead: number } {
+  return { started, pixelsRead };
 }
