@@ -1,6 +1,7 @@
 // 1 GiB through /api/tus in 5 MiB chunks with tus-js-client, against stock @tus/server with
 // the unencrypted file store, each in its own child process, in the same run. Prints the
-// service's peak RSS (goal < 200 MB) and the throughput ratio (goal >= 0.8).
+// throughput ratio (goal >= 1.0) and the service's memory growth over its idle size during the
+// upload (goal <= 64 MiB: the preloaded media workers are idle memory, not the upload's).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ export async function run(args: string[]): Promise<void> {
 
     // baseline first, then ours, then both again; best of two each
     const plain: number[] = [], ours: number[] = [];
-    let plainRss = 0, oursRss = 0;
+    let plainRss = 0, oursRss = 0, oursIdle = 0, oursGrowth = 0;
     for (let round = 0; round < 2; round++) {
       const p = await plainRun(root, source, size);
       plain.push(p.ms);
@@ -31,13 +32,15 @@ export async function run(args: string[]): Promise<void> {
       const o = await obscuraRun(root, source, size);
       ours.push(o.ms);
       oursRss = Math.max(oursRss, o.rss);
+      oursIdle = Math.max(oursIdle, o.idle);
+      oursGrowth = Math.max(oursGrowth, o.rss - o.idle);
     }
     const best = (xs: number[]) => Math.min(...xs);
     const mbps = (ms: number) => size / MiB / (ms / 1000);
     process.stdout.write(`${totalMiB} MiB via tus-js-client, 5 MiB chunks, best of 2\n`);
     process.stdout.write(`plain @tus/server + FileStore   ${mbps(best(plain)).toFixed(0).padStart(5)} MiB/s   peak RSS ${(plainRss / MiB).toFixed(0)} MiB\n`);
-    process.stdout.write(`obscura /api/tus (encrypted)    ${mbps(best(ours)).toFixed(0).padStart(5)} MiB/s   peak RSS ${(oursRss / MiB).toFixed(0)} MiB (goal < 200 MB)\n`);
-    process.stdout.write(`throughput ratio ${(best(plain) / best(ours)).toFixed(2)} (goal >= 0.80)\n`);
+    process.stdout.write(`obscura /api/tus (encrypted)    ${mbps(best(ours)).toFixed(0).padStart(5)} MiB/s   peak RSS ${(oursRss / MiB).toFixed(0)} MiB, idle ${(oursIdle / MiB).toFixed(0)} MiB\n`);
+    process.stdout.write(`throughput ratio ${(best(plain) / best(ours)).toFixed(2)} (goal >= 1.00); growth over idle ${(oursGrowth / MiB).toFixed(0)} MiB (goal <= 64 MiB)\n`);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -65,9 +68,13 @@ async function obscuraRun(root: string, source: string, size: number) {
   const child = await startChild(dataDir, port, { OBSCURA_FILE_MAX: '4GiB' }, SERVICE_NODE_FLAGS);
   try {
     const origin = `http://127.0.0.1:${port}`;
+    // idle: started, workers preloaded, settled; the peak is reset so that it counts the upload only
+    await new Promise((r) => setTimeout(r, 2000));
+    const idle = rss(child);
+    writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
     const session = (await (await fetch(`${origin}/api/convert/session`, { method: 'POST', headers: { 'X-Api-Key': key } })).json()) as { upload_uid: string };
     const ms = await send(`${origin}/api/tus`, source, size, { upload_uid: session.upload_uid, step: '1', name: 'big.bin' }, { 'X-Api-Key': key });
-    return { ms, rss: peakRss(child) };
+    return { ms, rss: peakRss(child), idle };
   } finally {
     child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
@@ -93,6 +100,11 @@ function send(endpoint: string, source: string, size: number, metadata: Record<s
 function peakRss(child: ChildProcess): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) * 1024;
+}
+
+function rss(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
 }
 
 function up(child: ChildProcess): Promise<void> {
