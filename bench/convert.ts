@@ -41,7 +41,7 @@ export async function run(): Promise<void> {
     await roundTrip(svc, key, twelve, { image_format: 'webp', quality: 80 }); // warm the workers
     await sharp(twelve).webp({ quality: 80 }).toBuffer();
     const direct: number[] = [], api: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 7; i++) {
       let t0 = performance.now();
       await sharp(twelve).rotate().webp({ quality: 80 }).toBuffer();
       direct.push(performance.now() - t0);

@@ -72,8 +72,15 @@ export function videoConvertNeed(framePixels: number, redact: boolean, what: str
 const DEEP_COPY_MOVE = 256 * MiB;
 
 /** decodeTool: the pixels come from a tool (every video; HEIC, JPEG XL, BMP through their decoders). */
+/**
+ * Face detection runs on a thread of its own beside the other detectors, so its memory adds to
+ * theirs: tfjs pads the picture to a square of float RGB (at most 4096 px: 192 MiB) beside the
+ * models and the copy of the pixels it was sent.
+ */
+const FACES_THREAD = 320 * MiB;
+
 export function analyseNeed(kind: 'image' | 'video', pixels: number, decodeTool: boolean, deep = false): MemoryNeed {
-  const bytes = JOB_BASE + (deep ? DEEP_COPY_MOVE : 0) + pixels * PER_PIXEL.analyse + (decodeTool ? TOOL_BASE + pixels * PER_PIXEL.imageTool : 0);
+  const bytes = JOB_BASE + FACES_THREAD + (deep ? DEEP_COPY_MOVE : 0) + pixels * PER_PIXEL.analyse + (decodeTool ? TOOL_BASE + pixels * PER_PIXEL.imageTool : 0);
   return { bytes: Math.ceil(bytes), what: `Analysing this ${kind}`, pixels, hint: `A smaller ${kind === 'video' ? 'frame size' : 'picture'} needs less.` };
 }
 

@@ -89,14 +89,17 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
 
 /**
  * Starts the readings that run off this thread, so they overlap the detectors that run on it
- * (faces, forensics): OCR on tesseract's own worker thread, the tags in exiftool's process.
+ * (forensics, watermark): OCR on tesseract's own worker thread, faces on the faces thread, the
+ * tags in exiftool's process.
  * Each is made once and awaited by the detectors that need it, in their turn; the order of the
  * findings and assets stays the detectors'. Their memory is small and bounded (OCR reads at
- * most 4 MP of grey), so the job's estimate holds. An abort ends both (the pool's worker, the
- * tool's process); a failure is the detector's to report, so it is caught here.
+ * most 4 MP of grey; faces at most a 4096 px square, counted in analyseNeed), so the job's
+ * estimate holds. An abort ends each (the OCR worker, the faces thread, the tool's process); a
+ * failure is the detector's to report, so it is caught here.
  */
 function startEarly(input: AnalyseInput, options: AnalyseOptions): void {
   if (!options.text || options.text.enabled) input.text().catch(() => {});
+  if (!options.faces || options.faces.enabled) input.faces().catch(() => {});
   input.tags().catch(() => {});
 }
 

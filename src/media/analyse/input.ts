@@ -7,7 +7,7 @@ import type { MediaLimits } from '../limits.ts';
 import type { Probe } from '../probe.ts';
 import { runTool } from '../tools.ts';
 import type { AnalyseInput, AnalyseOptions, Tags } from './detector.ts';
-import { detectFaces } from './faces/detect.ts';
+import { detectFacesOnThread } from './faces/thread.ts';
 import { readText } from './text/ocr.ts';
 
 function once<T>(load: () => Promise<T>): () => Promise<T> {
@@ -20,8 +20,9 @@ export function analyseInput(path: string, probe: Probe, limits: MediaLimits, op
   const input: AnalyseInput = {
     path,
     probe,
-    // one detection on the shared pixels, for the faces detector and whatever else needs faces
-    faces: once(async () => detectFaces(await input.pixels(), options.faces?.sensitivity ?? 0.5)),
+    // one detection on the shared pixels, for the faces detector and whatever else needs faces;
+    // on the faces thread, so it can run beside the detectors of this thread
+    faces: once(async () => detectFacesOnThread(await input.pixels(), options.faces?.sensitivity ?? 0.5, options.signal)),
     // one OCR pass on the shared pixels, for the text detector and the visible-watermark check
     text: once(async () => readText(await input.pixels(), { recycleAfter: options.text?.recycleAfter, signal: options.signal })),
     bytes: once(() => readFile(path)),

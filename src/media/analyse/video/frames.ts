@@ -68,6 +68,8 @@ export const sampledFrames = perInput(async (input, options): Promise<SampledFra
   // the text detector reads every frame too: its OCR runs in a worker thread, so it starts now
   // and goes on beside the forensic maps and faces on this thread
   if (!options.text || options.text.enabled) for (const f of out) f.input.text().catch(() => {});
+  // faces too, on the faces thread, one frame after another
+  if (!options.faces || options.faces.enabled) for (const f of out) f.input.faces().catch(() => {});
   return out;
 });
 
