@@ -31,8 +31,9 @@ test('deploy/s3/run.sh: serves S3 in the foreground, stops cleanly on SIGTERM, a
   t.teardown(() => client.destroy());
 
   // the proxy's healthcheck can answer before the account, container and object servers do
-  // (Swift then says 503): the store is up once a request through all of them succeeds
-  const serving = <T>(what: string, call: () => Promise<T>) => until(what, 60_000, call, 300);
+  // (Swift then says 503, "reduce your request rate"; on a loaded machine for over a minute):
+  // the store is up once a request through all of them succeeds
+  const serving = <T>(what: string, call: () => Promise<T>) => until(what, 90_000, call, 300);
 
   const first = run();
   await healthy();
