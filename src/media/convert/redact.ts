@@ -2,7 +2,7 @@
 // any encoder sees them. The same code serves an image and each frame of a video.
 import sharp, { type Sharp } from 'sharp';
 import type { FaceDetection } from '../analyse/faces/detect.ts';
-import { detectFaces } from '../analyse/faces/detect.ts';
+import { detectFacesOnThread } from '../analyse/faces/thread.ts';
 import type { Box } from '../analyse/forensics/common.ts';
 import type { RawImage } from '../analyse/text/types.ts';
 import type { Conversion } from './backend.ts';
@@ -25,7 +25,8 @@ export async function findRegions(img: Pixels, targets: readonly RedactTarget[])
   let faces: Region[] = [];
   let text: Region[] = [];
   if (targets.includes('faces')) {
-    const found: FaceDetection = await detectFaces(img, FACE_SENSITIVITY);
+    // the faces thread an analysis uses: one face model per media worker, not two
+    const found: FaceDetection = await detectFacesOnThread(img, FACE_SENSITIVITY);
     faces = found.faces.map((b) => grow(b, FACE_MARGIN, img));
   }
   if (targets.includes('text')) {
