@@ -11,7 +11,9 @@
 // error, a different cover assumption. The histogram pairs (pairs.ts) read counts alone: they
 // bound any LSB-replacement rate from above, and in flat or palette-like pictures they read the
 // payload's own floor. Evidence is
-// - strong (suspected: true) when the histogram pairs read a floor above 0.025 per sample; or
+// - strong (suspected: true) when the histogram pairs read a floor above 0.025 per sample that
+//   WS and RS do not both contradict (each under a third of it: the picture's own one-sided
+//   pairs, a clipping spike or a stretched sky; then the rules below decide); or
 //   when the RS/SPA mean, capped by the pairs' bound, exceeds the threshold and WS confirms it:
 //   above its own threshold, which depends on the picture's LSB plane (content.ts: from 0.015
 //   per sample on plainly structured pictures to 0.055 on noise-like ones), or above 2/3 of the
@@ -117,7 +119,14 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
     estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
     notes.push('Sample Pairs run to settle RS against WS');
   }
-  if (pairs.detected) {
+  // A payload that lifts the pairs to a floor moves WS and RS to about its rate as well; when
+  // both read under a third of it (WS answering and not broken), the one-sided pairs are the
+  // picture's own (a clipping spike, a stretched sky) and the floor is set aside.
+  const floor = pairs.detected ? (pairs.rate as number) : 0;
+  const rsScore = estimates.find((e) => e.method === 'rs')?.score ?? null;
+  const floorContradicted = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor && (rsScore === null || rsScore < WS_SHARE_WEAK * floor);
+  if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS (${rsScore === null ? 'no answer' : fmt(rsScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
+  if (pairs.detected && !floorContradicted) {
     notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})`);
     return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
   }
