@@ -1,7 +1,11 @@
 // Copy-move through the real service (deep analysis): a textured 160 px area of
 // photo-mountain.jpg copied elsewhere in it turned by 13 degrees, or made 1.2x larger, then
 // saved as JPEG q90, is found by keypoints (the block matching they replaced saw neither: these
-// tests fail on it), with its rotation and scale; the untouched photo stays clean.
+// tests fail on it), with its rotation and scale; the untouched photo stays clean. So does a
+// photo nobody here made with the same thing twice in it (the word "Centre" on two lines of a
+// road sign: alike pixel for pixel, but not a copy; their grain differs).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
 import { analyse } from './helpers/analyse.ts';
 import { PHOTO } from './helpers/media.ts';
@@ -18,6 +22,8 @@ interface Box {
 // the hillside (textured) copied onto the rock below it; photo-mountain.jpg is 1920 x 1440
 const SOURCE: Box = { x: 1280, y: 740, width: 160, height: 160 };
 const TARGET = { x: 520, y: 1080 };
+// scenetext02.jpg (test/fixtures/outside/README.md), unchanged
+const SIGN = readFileSync(path.resolve(import.meta.dirname, 'fixtures/outside/scenetext02.jpg'));
 const ROTATION = 13;
 const SCALE = 1.2;
 
@@ -54,7 +60,7 @@ test.before(async () => {
   const larger = await forge(0, SCALE);
   copies = [turned.copy, larger.copy];
   const clean = await sharp(PHOTO).jpeg({ quality: 90 }).toBuffer();
-  const r = await analyse(svc, key, [['turned.jpg', turned.bytes], ['larger.jpg', larger.bytes], ['clean.jpg', clean]], { forensic_depth: 'deep' });
+  const r = await analyse(svc, key, [['turned.jpg', turned.bytes], ['larger.jpg', larger.bytes], ['clean.jpg', clean], ['sign.jpg', SIGN]], { forensic_depth: 'deep' });
   if (r.poll.status !== 'completed') throw new Error(`job ${r.poll.status}: ${r.poll.progress_message}`);
   files = r.files;
 });
@@ -101,4 +107,14 @@ test('the untouched photo (JPEG q90) at deep depth: no copy found', (t) => {
   t.is(v.verdict, 'no_indication');
   t.false(files[2].assets.some((x: any) => x.category === 'forensic_clone'));
   t.false(files[2].verdicts.findings.some((x: any) => x.detector === 'forensic' && x.severity === 'high'));
+});
+
+test('a photo with the same word twice on a sign (alike, not copied) at deep depth: no copy found', (t) => {
+  const f = files[3];
+  const v = f.verdicts.forensic;
+  t.log(`grade ${f.grade}; score ${v.score} (${v.verdict}); clone ${JSON.stringify(v.clone)}`);
+  t.deepEqual(v.clone, { method: null, regions: [], shift: null, rotation_deg: null, scale: null, matches: 0, blocks: 0, other_shifts: 0 });
+  t.is(v.verdict, 'no_indication');
+  t.false(f.assets.some((x: any) => x.category === 'forensic_clone'));
+  t.false(f.verdicts.findings.some((x: any) => /copies of each other/.test(x.label)));
 });

@@ -12,12 +12,18 @@
 //   other), and each group's pairs fit one affine transform with RANSAC;
 // - a clone is kept when enough pairs agree on a transform that is a plausible copy (a
 //   similarity: rotation, scale within SCALE_RANGE, little shear, no mirror) that moves the
-//   area away from itself, and when the two areas correlate pixel for pixel once one is mapped
-//   onto the other (dense check: coincidental keypoint matches do not).
+//   area away from itself, when the two areas correlate pixel for pixel once one is mapped
+//   onto the other (dense check: coincidental keypoint matches do not), when it stands out
+//   from the weaker candidates of the picture (a scene full of alike things), and when the two
+//   areas share their grain (same-noise.ts): the same thing twice in a scene (a word on two
+//   lines of a sign, two alike signs) passes every check before, since its pixels are alike,
+//   but it was photographed twice, through different sensor pixels; a copy's grain is its
+//   source's, resampled.
 import { throwIfAborted } from '../../errors.ts';
 import type { Box, ForensicOutcome, GreyImage } from './common.ts';
 import { hammingNeighbours } from './hamming-neighbours.ts';
 import { openCv, type CvMat, type OpenCv } from './opencv.ts';
+import { fineDetail, sameNoise } from './same-noise.ts';
 
 /** ORB settings: keypoints wanted, FAST corner threshold (low: textured but soft areas count). */
 const FEATURES = 25000;
@@ -61,6 +67,10 @@ const MAX_REPEAT_SHARE = 0.5;
 /** A clone must have STAND_OUT x the matches of the BACKGROUND_RANK-th strongest candidate. */
 const STAND_OUT = 3;
 const BACKGROUND_RANK = 3;
+/** A clone's two areas must share their grain (same-noise.ts) at least this much: on the
+ *  calibration photos, copies made there measured 0.44 or more but for two (0.23, 0.31), the
+ *  word "Centre" twice on a sign (no copy) 0.28: the bar is midway between 0.31 and 0.44. */
+const MIN_SAME_NOISE = 0.38;
 
 export interface KeypointClone {
   /** The two areas (analysed-copy px): the source's pixels that correlate with the copy once
@@ -78,6 +88,8 @@ export interface KeypointClone {
   matches: number;
   /** Share of the area around the matched keypoints that correlates once mapped (0..1). */
   correlated: number;
+  /** Correlation of the two areas' grain (same-noise.ts; NaN: it cannot tell). */
+  same_noise: number;
 }
 
 export interface KeypointStats {
@@ -96,15 +108,38 @@ interface Pair {
 
 /** Keypoint copy-move on a grey plane; the map marks the correlated areas (white on black). */
 export async function keypointClones(grey: GreyImage, signal?: AbortSignal): Promise<ForensicOutcome<KeypointStats>> {
+  const { keypoints, pairs, candidates } = await keypointCandidates(grey, signal);
+  // a scene full of alike things (a patterned fabric, a facade) gives many weak candidates; a
+  // copy stands out from them
+  const background = candidates.length >= BACKGROUND_RANK ? candidates[BACKGROUND_RANK - 1].clone.matches : 0;
+  const clones: KeypointClone[] = [];
+  const map = new Uint8Array(grey.width * grey.height);
+  let detail: Float32Array | null = null;
+  for (const { clone, hits } of candidates) {
+    if (clone.matches < MIN_MATCHES || clone.matches < STAND_OUT * background) continue;
+    // two real things that look alike (a word twice on a sign) match pixel for pixel too, but
+    // their grain differs: a copy's does not (too few smooth pixels or too faint a grain to
+    // tell: kept)
+    detail ??= fineDetail(grey);
+    const same = sameNoise(detail, grey, clone.matrix, hits);
+    if (same < MIN_SAME_NOISE) continue;
+    clones.push({ ...clone, same_noise: Math.round(same * 1000) / 1000, ...mark(map, grey, clone.matrix, hits) });
+    throwIfAborted(signal);
+  }
+  const stats = { keypoints, pairs, clones };
+  if (!clones.length) return { stats, map: null, regions: [] };
+  return { stats, map: { data: map, width: grey.width, height: grey.height }, regions: clones.flatMap((c) => [c.from, c.to]) };
+}
+
+/** Every plausible copy whose two areas correlate pixel for pixel, most matches first, with the
+ *  correlated pixels of the wider area (before the background and grain are looked at). */
+export async function keypointCandidates(grey: GreyImage, signal?: AbortSignal): Promise<{ keypoints: number; pairs: number; candidates: Array<{ clone: KeypointClone; hits: Array<[number, number]> }> }> {
   const cv = await openCv();
   throwIfAborted(signal);
   const { pts, pairs } = matchPairs(cv, grey);
   throwIfAborted(signal);
-  const groups = group(pairs);
-  const found: Array<{ clone: KeypointClone; hits: Array<[number, number]> }> = [];
-  const clones: KeypointClone[] = [];
-  const map = new Uint8Array(grey.width * grey.height);
-  for (const g of groups) {
+  const candidates: Array<{ clone: KeypointClone; hits: Array<[number, number]> }> = [];
+  for (const g of group(pairs)) {
     // a group may hold a copy and other matches chained to it: transforms are fitted one after
     // the other, each on the pairs the ones before did not explain
     let rest = g;
@@ -114,21 +149,12 @@ export async function keypointClones(grey: GreyImage, signal?: AbortSignal): Pro
       const used = new Set(fit.inliers);
       rest = rest.filter((p) => !used.has(p));
       const candidate = check(grey, fit.matrix, fit.inliers);
-      if (candidate) found.push(candidate);
+      if (candidate) candidates.push(candidate);
     }
     throwIfAborted(signal);
   }
-  // a scene full of alike things (a patterned fabric, a facade) gives many weak candidates; a
-  // copy stands out from them
-  found.sort((p, q) => q.clone.matches - p.clone.matches);
-  const background = found.length >= BACKGROUND_RANK ? found[BACKGROUND_RANK - 1].clone.matches : 0;
-  for (const { clone, hits } of found) {
-    if (clone.matches < MIN_MATCHES || clone.matches < STAND_OUT * background) continue;
-    clones.push({ ...clone, ...mark(map, grey, clone.matrix, hits) });
-  }
-  const stats = { keypoints: pts, pairs: pairs.length, clones };
-  if (!clones.length) return { stats, map: null, regions: [] };
-  return { stats, map: { data: map, width: grey.width, height: grey.height }, regions: clones.flatMap((c) => [c.from, c.to]) };
+  candidates.sort((p, q) => q.clone.matches - p.clone.matches);
+  return { keypoints: pts, pairs: pairs.length, candidates };
 }
 
 /** The copy a fitted transform describes, when it is plausible and the two areas correlate. */
@@ -145,7 +171,7 @@ function check(grey: GreyImage, matrix: number[], inliers: Pair[]): { clone: Key
   // the copy reaches beyond its keypoints: the map and the areas are drawn from the correlated
   // pixels of a wider area (half the keypoints' box again on each side)
   const wide = correlate(grey, clone.matrix, grow(clone.from, Math.max(WINDOW, Math.max(clone.from.width, clone.from.height) / 2), grey));
-  return { clone: { ...clone, correlated: Math.round(dense.share * 1000) / 1000 }, hits: wide.hits };
+  return { clone: { ...clone, correlated: Math.round(dense.share * 1000) / 1000, same_noise: NaN }, hits: wide.hits };
 }
 
 /** Keypoints of the picture matched against themselves: pairs kept by the g2NN test. */
@@ -242,7 +268,7 @@ function fitAffine(cv: OpenCv, pairs: Pair[]): { matrix: number[]; inliers: Pair
 }
 
 /** The clone a transform describes, when it is a plausible copy. */
-function plausible(matrix: number[], inliers: Pair[]): Omit<KeypointClone, 'correlated'> | null {
+function plausible(matrix: number[], inliers: Pair[]): Omit<KeypointClone, 'correlated' | 'same_noise'> | null {
   const [a, b, , d, e] = matrix;
   const det = a * e - b * d;
   if (det <= 0) return null; // a mirror image: ORB descriptors do not survive one
