@@ -16,18 +16,21 @@ export const STRUCTURED_AGREEMENT = 0.58;
 
 /**
  * WS's confirming threshold as a factor of the base threshold (common.ts, sampleThreshold),
- * from the picture's LSB agreement: 1.83 (0.055 per sample at full size) on noise-like
- * pictures, the lowest with no clean AI-generated picture of the benchmark corpus above it
- * (they read up to 0.052); 0.5 on structured ones, where RS and SPA are reliable and WS only
- * has to lean the same way (0.015); linear between, since pictures mixing AI noise with flat
- * areas fall there (a crop of the C2PA fixture padded with empty rows agrees 0.564, with RS/SPA
- * at 0.07 and WS at 0.017: its bar is 0.026). Every real resize and crop of the fixture in the
- * corpus agrees 0.498-0.517. A steeper ramp would catch more at 0.1 bpp in photos agreeing
- * 0.52-0.58 (measured: 59 % of the natural covers at 0.1 bpp here, 77 % with a plain step).
+ * from the picture's LSB agreement: 7/6 (0.035 per sample at full size) on noise-like pictures,
+ * above every clean one measured: the AI fixture and its resizes read up to 0.022 with the
+ * cross-channel predictor (ws.ts; 0.052 before it, when this bar was 0.055), the noise-like
+ * pictures of the outside corpus's calibration half up to 0.025; 0.5 on structured ones, where
+ * RS and SPA are reliable and WS only has to lean the same way (0.015); linear between, since
+ * pictures mixing AI noise with flat areas fall there (a crop of the C2PA fixture padded with
+ * empty rows agrees 0.564). A 0.1 bpp payload (0.033 per sample) in a noise-like camera cover
+ * reads 0.011-0.053: the bar at 0.035 catches most of them, the old 0.055 none.
  */
+/** WS's bar on noise-like pictures, per sample at full size. */
+const NOISE_LIKE_BAR = 0.035;
+
 export function wsFactor(agreement: number): number {
   const t = Math.min(1, Math.max(0, (agreement - NOISE_LIKE_AGREEMENT) / (STRUCTURED_AGREEMENT - NOISE_LIKE_AGREEMENT)));
-  return 0.055 / 0.03 + t * (0.5 - 0.055 / 0.03);
+  return NOISE_LIKE_BAR / 0.03 + t * (0.5 - NOISE_LIKE_BAR / 0.03);
 }
 
 /** Share of horizontally adjacent colour samples whose LSBs are equal. */

@@ -16,13 +16,16 @@
 //   pairs, a clipping spike or a stretched sky; then the rules below decide); or
 //   when the RS/SPA mean, capped by the pairs' bound, exceeds the threshold and WS confirms it:
 //   above its own threshold, which depends on the picture's LSB plane (content.ts: from 0.015
-//   per sample on plainly structured pictures to 0.055 on noise-like ones), or above 2/3 of the
+//   per sample on plainly structured pictures to 0.035 on noise-like ones), or above 2/3 of the
 //   base threshold when RS and SPA agree within 15 % of each other (WS reads 0.01-0.05 low on
 //   noisy covers) - and in both cases at half the RS/SPA estimate at least, since a real payload
 //   moves every estimator to about its rate; or when the chi-square attack finds a sequentially
 //   embedded run (not on noise-like pictures, and not past the pairs' bound). WS reading far
 //   below zero (< -0.1) on structured content is broken by it: RS and SPA then decide alone, and
-//   only when they agree with each other (SPA runs at standard depth too, to settle it);
+//   only when they agree with each other (SPA runs at standard depth too, to settle it); or
+//   when WS reads over the base threshold and the RS/SPA mean over 2/3 of it, WS at half of it
+//   at least (at 0.1 bpp RS reads under the threshold about half of the time); on noise-like
+//   pictures WS at 1.5 times its bar confirms alone, since the fine noise lifts RS and SPA;
 // - weak (suspected: false, evidence 'weak') when RS/SPA (or the chi-square attack) are over
 //   but WS does not confirm, while reading at least a third of their estimate: the report
 //   mentions it as a low finding, no grade points. WS reading less than that contradicts them,
@@ -32,9 +35,10 @@
 // Why: RS and SPA read 0.03-0.15 per sample on clean AI-generated pictures and their resizes,
 // whose fine high-amplitude noise leaves neighbouring LSBs agreeing only about half of the
 // time (0.50-0.52, against 0.52-0.95 in camera photos, renders and screenshots), and 0.05-0.3
-// on telescope photos with stretched histograms. WS is not pulled up there by more than 0.052
-// per sample, but it is fooled by flat synthetic content (up to 0.7 on screenshots), where the
-// histogram pairs are reliable. Each family is fooled by some clean content, never the same.
+// on telescope photos with stretched histograms. WS is not pulled up there by more than 0.022
+// per sample (with its cross-channel predictor, ws.ts), but it is fooled by flat synthetic
+// content (up to 0.7 on screenshots), where the histogram pairs are reliable. Each family is
+// fooled by some clean content, never the same.
 //
 // Thresholds: 0.03 per sample (0.09 bpp in RGB) on the RS/SPA mean for images of at least
 // 40 000 pixels, growing as 1/sqrt(pixels) below (common.ts, sampleThreshold); WS's bar scales
@@ -63,6 +67,12 @@ const WS_LEANS = 2 / 3;
 const WS_SHARE_CONFIRMS = 0.5;
 /** WS below this share of the RS/SPA estimate contradicts them: not even weak evidence. */
 const WS_SHARE_WEAK = 1 / 3;
+/** On noise-like pictures WS this far over its bar confirms even under half of RS/SPA: there
+ *  the fine noise lifts RS and SPA (by 0.03-0.15 on AI pictures) and not WS. */
+const WS_CLEAR = 1.5;
+/** RS/SPA from this share of the threshold count when WS reads over the whole threshold: at
+ *  0.1 bpp (0.033 per sample) RS reads under the threshold about half of the time. */
+const RS_NEAR = 2 / 3;
 
 export type { PixelImage, Steganalyser, StegoEstimate, StegoMethod } from './types.ts';
 export { chiSquare, createChiSquare } from './chi-square.ts';
@@ -154,7 +164,10 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   // biased low on noisy covers (by 0.01-0.05 per sample), so there it only has to lean the same
   // way (above 2/3 of the base threshold, 0.02 per sample at full size).
   const rsSpaAgree = structural.length === 2 && raw > 0 && Math.abs(structural[0] - structural[1]) / raw < RS_SPA_GAP;
-  const wsConfirms = ws.score !== null && (ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans)) && ws.score >= WS_SHARE_CONFIRMS * mean;
+  const wsConfirms = ws.score !== null && (((ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans)) && ws.score >= WS_SHARE_CONFIRMS * mean) || (noiseLike && ws.score > WS_CLEAR * wsThreshold));
+  // both families near their bars on the same rate: WS over the full threshold, RS/SPA over
+  // RS_NEAR of it and WS at half their estimate at least
+  const near = mean > RS_NEAR * threshold && ws.score !== null && ws.score > threshold && ws.score >= WS_SHARE_CONFIRMS * mean;
   const wsContradicts = ws.score !== null && ws.score < WS_SHARE_WEAK * mean;
   if (raw > threshold && bound <= threshold) notes.push(`mean RS/SPA estimate ${fmt(raw)} per sample, but the histogram pairs allow at most ${fmt(bound)}: some pairs of values are one-sided, which a payload that large would have filled`);
   if (over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above the threshold ${fmt(threshold)}`);
@@ -163,7 +176,8 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp${chiCounts ? '' : ', more than the histogram pairs allow'}`);
   if (structural.length === 1) notes.push(opts.samplePairs === false && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
-  const strong = (over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || (chiCounts && !noiseLike);
+  if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above the threshold: both read the same payload`);
+  const strong = (over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || near || (chiCounts && !noiseLike);
   const weak = !strong && ((over && !wsContradicts) || chiCounts);
   if (weak) notes.push('not confirmed by WS: weak evidence');
   else if (over && !strong) notes.push(wsBroken ? 'WS broken by the content and RS and SPA disagree: no evidence' : 'WS reads less than a third of the RS/SPA estimate, contradicting it: no evidence');

@@ -7,31 +7,49 @@
 // up by fine high-amplitude noise (AI-generated pictures, noise added after a JPEG decode).
 // Its own weakness is flat synthetic content (text, UI): there RS and SPA are the sharper tools.
 // The verdict (index.ts) asks both families to agree.
+//
+// Colour pictures: the prediction error of one channel is largely shared by the others (the
+// fine noise of a photo or of an AI picture is mostly in the luminance), so each channel's
+// error is taken less CROSS_CHANNEL times the sum of the other two channels' errors at the same
+// pixel. The others' values never depend on this sample's LSB, so the estimator keeps its
+// meaning; what it loses is most of the content's noise. Measured (per sample): on the clean AI
+// fixture and its resizes WS read up to 0.052 with the plain predictor and reads up to 0.022 now;
+// on noise-like camera covers with a 0.1 bpp payload (0.033) it reads 0.011-0.053, as before.
 import { checkImage, colourChannels, fmt, noAnswer, sampleThreshold } from './common.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
 
 /** fewest unsaturated inner samples for an answer */
 const MIN_SAMPLES = 16000;
+/** Share of the other channels' prediction errors taken off each channel's (RGB only). */
+const CROSS_CHANNEL = 0.4;
 
 export function wsEstimate(img: PixelImage): { p: number; samples: number } {
   const { data, width: w, height: h, channels: ch } = img;
   const cc = colourChannels(img);
   const s = w * ch;
+  const err = new Float64Array(cc);
+  const wt = new Float64Array(cc);
   let num = 0, den = 0, n = 0;
   for (let y = 1; y + 1 < h; y++) {
     for (let x = 1; x + 1 < w; x++) {
       const base = y * s + x * ch;
+      let sum = 0;
       for (let c = 0; c < cc; c++) {
         const i = base + c;
-        const v = data[i];
-        if (v <= 1 || v >= 254) continue; // clipped: the cover model fails there (as in RS/SPA)
         const l = data[i - ch], r = data[i + ch], u = data[i - s], d = data[i + s];
         const pred = 0.5 * (l + r + u + d) - 0.25 * (data[i - s - ch] + data[i - s + ch] + data[i + s - ch] + data[i + s + ch]);
         const m = (l + r + u + d) / 4;
+        err[c] = data[i] - pred;
+        sum += err[c];
         // moderated weights: busy neighbourhoods predict badly, so they count less
-        const wt = 1 / (5 + ((l - m) ** 2 + (r - m) ** 2 + (u - m) ** 2 + (d - m) ** 2) / 4);
-        num += wt * ((v & 1) === 1 ? v - pred : pred - v);
-        den += wt;
+        wt[c] = 1 / (5 + ((l - m) ** 2 + (r - m) ** 2 + (u - m) ** 2 + (d - m) ** 2) / 4);
+      }
+      for (let c = 0; c < cc; c++) {
+        const v = data[base + c];
+        if (v <= 1 || v >= 254) continue; // clipped: the cover model fails there (as in RS/SPA)
+        const e = cc === 3 ? err[c] - CROSS_CHANNEL * (sum - err[c]) : err[c];
+        num += wt[c] * ((v & 1) === 1 ? e : -e);
+        den += wt[c];
         n++;
       }
     }
