@@ -29,6 +29,7 @@ export function wsEstimate(img: PixelImage): { p: number; samples: number } {
   const s = w * ch;
   const err = new Float64Array(cc);
   const wt = new Float64Array(cc);
+  const k = cc === 3 ? CROSS_CHANNEL : 0;
   let num = 0, den = 0, n = 0;
   for (let y = 1; y + 1 < h; y++) {
     for (let x = 1; x + 1 < w; x++) {
@@ -37,18 +38,18 @@ export function wsEstimate(img: PixelImage): { p: number; samples: number } {
       for (let c = 0; c < cc; c++) {
         const i = base + c;
         const l = data[i - ch], r = data[i + ch], u = data[i - s], d = data[i + s];
-        const pred = 0.5 * (l + r + u + d) - 0.25 * (data[i - s - ch] + data[i - s + ch] + data[i + s - ch] + data[i + s + ch]);
+        const e = data[i] - 0.5 * (l + r + u + d) + 0.25 * (data[i - s - ch] + data[i - s + ch] + data[i + s - ch] + data[i + s + ch]);
         const m = (l + r + u + d) / 4;
-        err[c] = data[i] - pred;
-        sum += err[c];
+        err[c] = e;
+        sum += e;
         // moderated weights: busy neighbourhoods predict badly, so they count less
-        wt[c] = 1 / (5 + ((l - m) ** 2 + (r - m) ** 2 + (u - m) ** 2 + (d - m) ** 2) / 4);
+        wt[c] = 1 / (5 + ((l - m) * (l - m) + (r - m) * (r - m) + (u - m) * (u - m) + (d - m) * (d - m)) / 4);
       }
       for (let c = 0; c < cc; c++) {
         const v = data[base + c];
         if (v <= 1 || v >= 254) continue; // clipped: the cover model fails there (as in RS/SPA)
-        const e = cc === 3 ? err[c] - CROSS_CHANNEL * (sum - err[c]) : err[c];
-        num += wt[c] * ((v & 1) === 1 ? e : -e);
+        const e = (1 + k) * err[c] - k * sum; // err - k x (the other channels' errors)
+        num += (v & 1) === 1 ? wt[c] * e : -wt[c] * e;
         den += wt[c];
         n++;
       }
