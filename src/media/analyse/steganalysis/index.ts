@@ -148,8 +148,8 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
       return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: (chi.rate as number) * cc, thresholdBpp: null, estimates, notes };
     }
     if (pairs.rate !== null) {
-      notes.push(`RS and SPA gave no answer (image too flat), but the histogram pairs did: ${pairs.notes?.[1] ?? ''}, below ${fmt(FLOOR_THRESHOLD)}`);
-      return { suspected: false, evidence: 'none', lsbAgreement: agreement, rate: (pairs.rate as number) * cc, thresholdBpp: FLOOR_THRESHOLD * cc, estimates, notes };
+      notes.push(floorContradicted ? 'RS and SPA gave no answer (image too flat); the histogram pairs\' floor was set aside (above)' : `RS and SPA gave no answer (image too flat), but the histogram pairs did: ${pairs.notes?.[1] ?? ''}, below ${fmt(FLOOR_THRESHOLD)}`);
+      return { suspected: false, evidence: 'none', lsbAgreement: agreement, rate: (floorContradicted ? Math.max(0, ws.score as number) : (pairs.rate as number)) * cc, thresholdBpp: FLOOR_THRESHOLD * cc, estimates, notes };
     }
     notes.push('RS and SPA gave no answer (image too small or too flat): no verdict');
     return { suspected: null, evidence: null, lsbAgreement: agreement, rate: null, thresholdBpp: null, estimates, notes };
