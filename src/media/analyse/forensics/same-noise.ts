@@ -5,7 +5,7 @@
 // were photographed through different sensor pixels and their grain is independent. Edges
 // and fine texture are shapes, copied or not, and alike in both: only the grain of smooth
 // pixels is compared.
-import type { GreyImage } from './common.ts';
+import { median3, type GreyImage } from './common.ts';
 
 /** The transform is fitted to keypoints and off by a pixel here and there, and grain one pixel
  *  off does not correlate: each TILE x TILE tile (source px) is aligned on its own first, by the
@@ -26,21 +26,15 @@ const MIN_SMOOTH_PIXELS = 200;
 const MIN_GRAIN = 0.8;
 
 /** Fine detail of a grey plane: each pixel minus the median of its 3 x 3 neighbourhood (the
- *  border keeps 0). */
+ *  border keeps 0: its neighbourhood is clamped, not whole). */
 export function fineDetail(grey: GreyImage): Float32Array {
   const { data, width: w, height: h } = grey;
+  const med = median3(grey);
   const out = new Float32Array(w * h);
-  const v = new Int32Array(9);
   for (let y = 1; y < h - 1; y++) {
     for (let x = 1; x < w - 1; x++) {
       const o = y * w + x;
-      for (let j = 0; j < 3; j++) {
-        const r = o + (j - 1) * w;
-        v[3 * j] = data[r - 1];
-        v[3 * j + 1] = data[r];
-        v[3 * j + 2] = data[r + 1];
-      }
-      out[o] = data[o] - median9(v);
+      out[o] = data[o] - med[o];
     }
   }
   return out;
@@ -134,18 +128,4 @@ class Pearson {
     const vt = this.tt / n - (this.t / n) ** 2;
     return vs > 1e-9 && vt > 1e-9 ? (this.st / n - (this.s / n) * (this.t / n)) / Math.sqrt(vs * vt) : NaN;
   }
-}
-
-/** Median of nine values, reordering them (Paeth's network of 19 exchanges). */
-export function median9(v: Int32Array): number {
-  const swap = (i: number, j: number) => {
-    if (v[i] > v[j]) {
-      const t = v[i];
-      v[i] = v[j];
-      v[j] = t;
-    }
-  };
-  swap(1, 2); swap(4, 5); swap(7, 8); swap(0, 1); swap(3, 4); swap(6, 7); swap(1, 2); swap(4, 5); swap(7, 8);
-  swap(0, 3); swap(5, 8); swap(4, 7); swap(3, 6); swap(1, 4); swap(2, 5); swap(4, 7); swap(4, 2); swap(6, 4); swap(4, 2);
-  return v[4];
 }

@@ -133,7 +133,7 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   // both read under a third of it (WS answering and not broken), the one-sided pairs are the
   // picture's own (a clipping spike, a stretched sky) and the floor is set aside.
   const floor = pairs.detected ? (pairs.rate as number) : 0;
-  const rsScore = estimates.find((e) => e.method === 'rs')?.score ?? null;
+  const rsScore = rsEst?.score ?? null;
   const floorContradicted = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor && (rsScore === null || rsScore < WS_SHARE_WEAK * floor);
   if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS (${rsScore === null ? 'no answer' : fmt(rsScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
   if (pairs.detected && !floorContradicted) {
