@@ -8,6 +8,8 @@ import { analyseLsb, chiSquare, rs, samplePairs, type PixelImage } from '../src/
 import { chiSquareSurvival } from '../src/media/analyse/steganalysis/chi-square.ts';
 import { embedLsbReplacement } from '../src/media/analyse/steganalysis/naive-lsb.ts';
 import { rsCounts } from '../src/media/analyse/steganalysis/rs.ts';
+import { busyPixels } from '../src/media/analyse/steganalysis/selection.ts';
+import { jpegCompat } from '../src/media/analyse/steganalysis/jpeg-compat.ts';
 import { test } from './helpers/test.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -194,6 +196,60 @@ test('embedLsbReplacement: LSBs only, about half of the carrying samples change,
   const s = embedLsbReplacement(img, 0.2, 42, { order: 'sequential' });
   for (let i = bits; i < s.data.length; i++) if (s.data[i] !== img.data[i]) return t.fail(`sample ${i} changed`);
   t.throws(() => embedLsbReplacement(img, 3.5, 1), { instanceOf: RangeError });
+});
+
+// The busy pixels are stegosuite's own selection: on a cover and on what stegosuite 0.9 made of
+// it (test/fixtures/outside/), the same pixels, and every pixel stegosuite changed is one of them.
+test("busy pixels: the same on a cover and on stegosuite's output, and holding every pixel it changed", async (t) => {
+  const read = async (name: string): Promise<PixelImage> => {
+    const { data, info } = await sharp(path.join(ROOT, 'test/fixtures/outside', name)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    return { data: new Uint8Array(data), width: info.width, height: info.height, channels: 3 };
+  };
+  const cover = await read('hurricane5-512.png');
+  const stego = await read('hurricane5-512-stegosuite.png');
+  const a = busyPixels(cover), b = busyPixels(stego);
+  t.deepEqual(Buffer.from(a.only), Buffer.from(b.only));
+  t.true(a.share > 0.3 && a.share < 0.6, String(a.share));
+  let changed = 0, outside = 0;
+  for (let p = 0; p < a.only.length; p++) {
+    if (cover.data[3 * p] === stego.data[3 * p] && cover.data[3 * p + 1] === stego.data[3 * p + 1] && cover.data[3 * p + 2] === stego.data[3 * p + 2]) continue;
+    changed++;
+    if (!a.only[p]) outside++;
+  }
+  t.true(changed > 5000, String(changed));
+  t.is(outside, 0);
+  // on the whole picture the payload is diluted and held down; on the busy pixels it is found
+  t.is(analyseLsb(cover, { samplePairs: false }).suspected, false);
+  const v = analyseLsb(stego, { samplePairs: false });
+  t.is(v.suspected, true, v.notes.join('; '));
+  t.is(v.busy?.share, a.share);
+});
+
+// JPEG compatibility: a JPEG decode rebuilds block for block through libjpeg's islow inverse DCT
+// (what sharp decodes with), whatever the quality; LSB replacement at 0.02 bpp, or a picture that
+// never was a JPEG, does not.
+test('JPEG compatibility: decodes rebuild block for block; replaced LSBs and other pictures do not', async (t) => {
+  const photo = path.join(ROOT, 'test/fixtures/outside/chelsea.png');
+  const raw = async (input: Buffer | string): Promise<PixelImage> => {
+    const { data, info } = await sharp(input).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    return { data: new Uint8Array(data), width: info.width, height: info.height, channels: 3 };
+  };
+  const share = (img: PixelImage) => {
+    const r = jpegCompat(img);
+    return r ? r.rebuilt / r.blocks : 0;
+  };
+  for (const quality of [50, 75, 90]) {
+    for (const chromaSubsampling of ['4:2:0', '4:4:4']) {
+      const decoded = await raw(await sharp(photo).jpeg({ quality, chromaSubsampling }).toBuffer());
+      t.true(share(decoded) >= 0.99, `q${quality} ${chromaSubsampling}: ${share(decoded)}`);
+      const stego = embedLsbReplacement(decoded, 0.02, 5);
+      t.true(share(stego) < 0.9, `q${quality} ${chromaSubsampling} with 0.02 bpp: ${share(stego)}`);
+    }
+  }
+  t.true(share(await raw(photo)) < 0.5, 'a PNG photo that never was a JPEG');
+  // through the verdict: a payload's readings are kept, a decode's are set aside only when clean
+  const decoded = await raw(await sharp(photo).jpeg({ quality: 75 }).toBuffer());
+  t.is(analyseLsb(embedLsbReplacement(decoded, 0.2, 3), { samplePairs: false }).suspected, true);
 });
 
 test('chi-square tail probabilities', (t) => {

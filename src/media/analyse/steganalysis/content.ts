@@ -36,12 +36,13 @@ export function wsFactor(agreement: number): number {
 
 /** Share of horizontally adjacent colour samples whose LSBs are equal. */
 export function lsbAgreement(img: PixelImage): number {
-  const { data, width: w, height: h, channels: ch } = img;
+  const { data, width: w, height: h, channels: ch, only } = img;
   const cc = colourChannels(img);
   let same = 0, n = 0;
   for (let y = 0; y < h; y++) {
     const row = y * w * ch;
     for (let x = 0; x + 1 < w; x++) {
+      if (only && !(only[y * w + x] && only[y * w + x + 1])) continue;
       const i = row + x * ch;
       for (let c = 0; c < cc; c++) same += ((data[i + c] ^ data[i + c + ch]) & 1) ^ 1;
       n += cc;

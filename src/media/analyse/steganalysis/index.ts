@@ -55,7 +55,17 @@ import { samplePairs } from './spa.ts';
 import { weightedStego } from './ws.ts';
 import { FLOOR_THRESHOLD, histogramPairsAnalyser } from './pairs.ts';
 import { lsbAgreement, NOISE_LIKE_AGREEMENT, STRUCTURED_AGREEMENT, wsFactor } from './content.ts';
+import { busyPixels } from './selection.ts';
+import { jpegCompat } from './jpeg-compat.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
+
+/** The busy pixels are read alone when they make at most this share of the picture: above it
+ *  the flat areas are too few to dilute a payload or to hold the pairs' bound down. */
+const BUSY_SHARE_MAX = 0.85;
+const BUSY_MARGIN = 1.5;
+/** A picture whose blocks with detail rebuild this often is a JPEG decode (clean ones on the
+ *  calibration half: 0.97-1; with 0.02 bpp replaced: 0.85 at most; no other picture above 0.89). */
+const JPEG_REBUILT = 0.95;
 
 /** RS and SPA count as agreeing when they differ by less than this share of their mean. */
 const RS_SPA_GAP = 0.15;
@@ -100,24 +110,74 @@ export interface StegoVerdict {
   /** the threshold applied to the mean RS/SPA per-sample estimate, in bits per pixel */
   thresholdBpp: number | null;
   estimates: StegoEstimate[];
+  /** set when the busy pixels read alone decided (selection.ts): their share of the picture,
+   *  the payload they read in bits per busy pixel, and the methods' estimates there */
+  busy?: { share: number; rate: number | null; estimates: StegoEstimate[] };
   notes: string[];
 }
 
 export const analysers: readonly Steganalyser[] = [chiSquare, rs, samplePairs, weightedStego, histogramPairsAnalyser];
 
-/** `samplePairs: false` leaves out SPA, the costliest method (the analyse product's standard depth). */
+/** `samplePairs: false` leaves out SPA, the costliest method (the analyse product's standard depth).
+ *  The whole picture is read first; when it is not suspected and has flat areas, its busy
+ *  pixels are read again alone (selection.ts): where an embedder that skips flat areas wrote,
+ *  undiluted and with pairs of values no untouched flat area holds one-sided. */
 export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}): StegoVerdict {
   checkImage(img);
+  const verdict = readPixels(img, opts.samplePairs !== false);
+  if (verdict.evidence !== 'strong' && verdict.evidence !== 'weak') return verdict;
+  // a JPEG decode saved losslessly reads lopsided to the estimators, but LSB replacement cannot
+  // leave its blocks rebuildable (jpeg-compat.ts): checked only when there is something to set aside
+  const jpeg = jpegCompat(img, JPEG_REBUILT);
+  if (!jpeg || jpeg.rebuilt < JPEG_REBUILT * jpeg.blocks) return verdict;
+  return {
+    ...verdict,
+    busy: undefined,
+    suspected: false,
+    evidence: 'none',
+    rate: 0,
+    notes: [...verdict.notes, `but the pixels are a JPEG decode, block for block: ${jpeg.rebuilt} of ${jpeg.blocks} 8x8 blocks with detail rebuild exactly from the quantisation table they sit on, which replacing even 0.02 bits per pixel would break in about one block in six: no LSB replacement`],
+  };
+}
+
+/** The whole picture, then its busy pixels alone when it is not suspected and has flat areas. */
+function readPixels(img: PixelImage, withSpa: boolean): StegoVerdict {
+  const whole = judge(img, withSpa, 'whole');
+  if (whole.suspected === true) return whole;
+  const sel = busyPixels(img);
+  if (sel.share > BUSY_SHARE_MAX || sel.share === 0) return whole;
+  const busy = judge({ ...img, only: sel.only }, withSpa, 'busy', sel.share);
+  if (busy.suspected !== true) return whole;
   const cc = colourChannels(img);
-  const estimates = analysers.filter((a) => opts.samplePairs !== false || a !== samplePairs).map((a) => a.analyse(img));
-  const chi = estimates[0];
+  const pct = fmt(100 * sel.share, 0);
+  return {
+    ...whole,
+    suspected: true,
+    evidence: 'strong',
+    rate: busy.rate === null ? null : Math.min(cc, busy.rate * sel.share),
+    busy: { share: sel.share, rate: busy.rate, estimates: busy.estimates },
+    notes: [...whole.notes, `on the busy pixels alone (${pct} % of the picture: flat areas left out, as stegosuite does), ${fmt(busy.rate ?? 0, 3)} bpp there: ${busy.notes.join('; ')}`],
+  };
+}
+
+/** One reading of the pixels: the whole picture, or its busy pixels alone (img.only), where
+ *  neither the histogram pairs' floor nor the chi-square attack decides (antialiased text edges
+ *  hold one-sided pairs of their own; a sequential run was looked for on the whole) and both
+ *  estimator families must be over the threshold. `share`: the share of the picture read, for
+ *  the thresholds. */
+function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share = 1): StegoVerdict {
+  const floorDecides = view === 'whole';
+  const cc = colourChannels(img);
+  const opts = { samplePairs: withSpa };
+  const estimates = analysers.filter((a) => (withSpa || a !== samplePairs) && (floorDecides || a !== chiSquare)).map((a) => a.analyse(img));
+  const chi = estimates.find((e) => e.method === 'chi_square') ?? { method: 'chi_square', rate: null, score: null, detected: null };
   const ws = estimates.find((e) => e.method === 'weighted_stego') as StegoEstimate;
   const pairs = estimates.find((e) => e.method === 'histogram_pairs') as StegoEstimate;
   const bound = pairs.score ?? Infinity;
   const notes: string[] = [];
   const agreement = lsbAgreement(img);
   const noiseLike = agreement < NOISE_LIKE_AGREEMENT;
-  const threshold = sampleThreshold(img.width * img.height);
+  const threshold = sampleThreshold(img.width * img.height * share);
   const wsThreshold = threshold * wsFactor(agreement);
   const wsLeans = threshold * WS_LEANS;
   const wsBroken = ws.score !== null && ws.score < WS_BROKEN && agreement >= STRUCTURED_AGREEMENT;
@@ -136,7 +196,7 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   const rsScore = rsEst?.score ?? null;
   const floorContradicted = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor && (rsScore === null || rsScore < WS_SHARE_WEAK * floor);
   if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS (${rsScore === null ? 'no answer' : fmt(rsScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
-  if (pairs.detected && !floorContradicted) {
+  if (pairs.detected && !floorContradicted && floorDecides) {
     notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})`);
     return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
   }
@@ -177,7 +237,10 @@ export function analyseLsb(img: PixelImage, opts: { samplePairs?: boolean } = {}
   if (structural.length === 1) notes.push(opts.samplePairs === false && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
   if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above the threshold: both read the same payload`);
-  const strong = (over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || near || (chiCounts && !noiseLike);
+  // on the busy pixels alone both families must read over the threshold: antialiased text edges
+  // and fine noise lift one of them at a time there
+  const bothOver = mean > BUSY_MARGIN * threshold && ws.score !== null && ws.score > BUSY_MARGIN * threshold;
+  const strong = ((over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || near || (chiCounts && !noiseLike)) && (view === 'whole' || bothOver);
   const weak = !strong && ((over && !wsContradicts) || chiCounts);
   if (weak) notes.push('not confirmed by WS: weak evidence');
   else if (over && !strong) notes.push(wsBroken ? 'WS broken by the content and RS and SPA disagree: no evidence' : 'WS reads less than a third of the RS/SPA estimate, contradicting it: no evidence');

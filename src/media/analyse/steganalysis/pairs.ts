@@ -50,10 +50,13 @@ export interface PairReading {
 
 export function histogramPairs(img: PixelImage): PairReading {
   checkImage(img);
-  const { data, channels } = img;
+  const { data, channels, only } = img;
   const cc = colourChannels(img);
   const hist = new Float64Array(256 * cc);
-  for (let i = 0; i < data.length; i += channels) for (let c = 0; c < cc; c++) hist[c * 256 + data[i + c]]++;
+  for (let i = 0, px = 0; i < data.length; i += channels, px++) {
+    if (only && !only[px]) continue;
+    for (let c = 0; c < cc; c++) hist[c * 256 + data[i + c]]++;
+  }
   const pairs: Array<{ small: number; n: number; ratio: number }> = [];
   let bound = Infinity;
   for (let c = 0; c < cc; c++) {
@@ -82,7 +85,9 @@ export function histogramPairs(img: PixelImage): PairReading {
     k++;
   }
   const floor = (2 * small) / n;
-  const floorShare = n / ((data.length / channels) * cc);
+  let counted = 0;
+  for (let c = 0; c < cc; c++) for (let v = 0; v < 256; v++) counted += hist[c * 256 + v];
+  const floorShare = n / counted;
   const says = k >= FLOOR_PAIRS && floorShare >= FLOOR_SHARE && floor < FLOOR_MAX;
   return { bound, floor: says ? floor : null, floorPairs: k, floorShare };
 }

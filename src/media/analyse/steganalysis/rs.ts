@@ -72,7 +72,7 @@ function rsTables(): { outer: Uint32Array; middle: Uint32Array } {
  *  LSB-flipped image (4..7), then 8 = groups counted, 9 = textured groups (varying beyond
  *  their LSBs). */
 export function rsCounts(img: PixelImage, skipSaturated = RS_DEFAULTS.skipSaturated, vertical = RS_DEFAULTS.vertical): Float64Array {
-  const { data, width: w, height: h, channels: ch } = img;
+  const { data, width: w, height: h, channels: ch, only } = img;
   const cc = colourChannels(img);
   const { outer, middle } = rsTables();
   const hist = new Uint32Array(65536);
@@ -85,7 +85,8 @@ export function rsCounts(img: PixelImage, skipSaturated = RS_DEFAULTS.skipSatura
     for (let y = 0; y < h; y++) {
       const base = y * stride + c;
       const end = base + (w - 3) * ch;
-      for (let i = base; i < end; i += 4 * ch) {
+      for (let i = base, px = y * w; i < end; i += 4 * ch, px += 4) {
+        if (only && !(only[px] && only[px + 1] && only[px + 2] && only[px + 3])) continue;
         const a = data[i], b = data[i + s1], cc2 = data[i + s2], d = data[i + s3];
         const s = outer[(a << 8) | b] + middle[(b << 8) | cc2] + outer[(d << 8) | cc2];
         if (s >= limit) continue;
@@ -98,7 +99,8 @@ export function rsCounts(img: PixelImage, skipSaturated = RS_DEFAULTS.skipSatura
       for (let y = 0; y + 3 < h; y += 4) {
         const base = y * stride + c;
         const end = base + w * ch;
-        for (let i = base; i < end; i += ch) {
+        for (let i = base, px = y * w; i < end; i += ch, px++) {
+          if (only && !(only[px] && only[px + w] && only[px + 2 * w] && only[px + 3 * w])) continue;
           const a = data[i], b = data[i + t1], cc2 = data[i + t2], d = data[i + t3];
           const s = outer[(a << 8) | b] + middle[(b << 8) | cc2] + outer[(d << 8) | cc2];
           if (s >= limit) continue;

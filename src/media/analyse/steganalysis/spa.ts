@@ -44,7 +44,8 @@ export const SPA_DEFAULTS = { maxM: 7, minTexturedPairs: 16000, skipSaturated: t
 /** Histogram of ordered adjacent sample pairs (u, v) at index u * 256 + v: horizontal and
  *  vertical neighbours within each colour channel (alpha skipped). */
 export function pairHistogram(img: PixelImage): Uint32Array {
-  const { data, width: w, height: h, channels: ch } = img;
+  const { data, width: w, height: h, channels: ch, only } = img;
+  if (only) return selectedPairHistogram(img, only);
   const hist = new Uint32Array(65536);
   const stride = w * ch;
   const hasAlpha = ch === 2 || ch === 4;
@@ -70,6 +71,26 @@ export function pairHistogram(img: PixelImage): Uint32Array {
   } else {
     for (let i = 0; i < vend; i += ch) {
       for (let c = 0; c < ch - 1; c++) hist[(data[i + c] << 8) | data[i + c + stride]]++;
+    }
+  }
+  return hist;
+}
+
+/** pairHistogram over the pairs whose two pixels are both selected. */
+function selectedPairHistogram(img: PixelImage, only: Uint8Array): Uint32Array {
+  const { data, width: w, height: h, channels: ch } = img;
+  const cc = colourChannels(img);
+  const hist = new Uint32Array(65536);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const px = y * w + x;
+      if (!only[px]) continue;
+      const i = px * ch;
+      const right = x + 1 < w && only[px + 1], down = y + 1 < h && only[px + w];
+      for (let c = 0; c < cc; c++) {
+        if (right) hist[(data[i + c] << 8) | data[i + c + ch]]++;
+        if (down) hist[(data[i + c] << 8) | data[i + c + w * ch]]++;
+      }
     }
   }
   return hist;

@@ -17,6 +17,9 @@ export interface PixelImage {
   height: number;
   /** 1 grey, 2 grey + alpha, 3 RGB, 4 RGBA */
   channels: 1 | 2 | 3 | 4;
+  /** when set, the methods read only the pixels marked 1 here (one byte per pixel): an
+   *  embedder's selection channel, such as the busy pixels (selection.ts) */
+  only?: Uint8Array;
 }
 
 export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs' | 'weighted_stego' | 'histogram_pairs';

@@ -24,7 +24,7 @@ const MIN_SAMPLES = 16000;
 const CROSS_CHANNEL = 0.4;
 
 export function wsEstimate(img: PixelImage): { p: number; samples: number } {
-  const { data, width: w, height: h, channels: ch } = img;
+  const { data, width: w, height: h, channels: ch, only } = img;
   const cc = colourChannels(img);
   const s = w * ch;
   const err = new Float64Array(cc);
@@ -33,6 +33,7 @@ export function wsEstimate(img: PixelImage): { p: number; samples: number } {
   let num = 0, den = 0, n = 0;
   for (let y = 1; y + 1 < h; y++) {
     for (let x = 1; x + 1 < w; x++) {
+      if (only && !only[y * w + x]) continue;
       const base = y * s + x * ch;
       let sum = 0;
       for (let c = 0; c < cc; c++) {

@@ -1,0 +1,309 @@
+// JPEG compatibility (Fridrich, Goljan & Du, "Steganalysis based on JPEG compatibility", 2001):
+// a lossless picture that is a JPEG decode, saved as it came out of the decoder, can be told
+// block for block. Its luminance is recovered exactly from the RGB values (the decoder adds
+// whole-number chroma offsets to each luminance sample, and 0.299 R + 0.587 G + 0.114 B undoes
+// them to within 0.5), every 8x8 block's DCT lies on the quantisation lattice, and the decoder's
+// own inverse DCT (libjpeg's islow, which libjpeg-turbo, mozjpeg and so sharp, browsers, PIL
+// and ImageMagick all use) rebuilds the block exactly from the nearest lattice point. One
+// replaced LSB in a block breaks that with high probability, so when nearly every block
+// rebuilds, no LSB replacement happened, whatever RS, WS or the histogram pairs read on such a
+// picture (a JPEG decode's quantised blocks leave its pairs of values lopsided).
+//
+// Only blocks on the picture's 8x8 grid from its top left corner are read (a crop that moved the
+// grid reads as "not a JPEG decode"), and blocks holding a clipped channel or luminance (0 or 255:
+// the decoder's clamping breaks the luminance identity and moves the block off the lattice) are
+// left out, as are flat blocks (any table rebuilds them). Any doubt
+// (another decoder's inverse DCT, quality 100 where the lattice is too fine, a resize) makes
+// blocks fail to rebuild, which only takes the verdict back to the usual methods.
+import { colourChannels } from './common.ts';
+import type { PixelImage } from './types.ts';
+
+export interface JpegCompat {
+  /** blocks read (on the grid, unclipped, not flat: a flat block rebuilds from any table) */
+  blocks: number;
+  /** of those, blocks the decoder rebuilds exactly from the estimated quantisation table */
+  rebuilt: number;
+  /** quantisation steps estimated per frequency (row-major, 64), 0 where every coefficient
+   *  was zero */
+  table: number[];
+}
+
+/** Fewest blocks read for a reading at all. */
+const MIN_BLOCKS = 64;
+/** Blocks sampled to estimate the quantisation table. */
+const TABLE_SAMPLE = 4096;
+/** The pixels' rounding moves a coefficient by about 0.3 (sd): below ZERO it is a zero, and a
+ *  step q fits a frequency when FIT_SHARE of its non-zero coefficients sit within
+ *  min(1, q/2 - 0.2) of a multiple. */
+const ZERO = 1.2;
+const FIT_SHARE = 0.95;
+/** Fewer non-zero coefficients than this at one frequency say nothing about its step. */
+const FEW = 10;
+const tolerance = (q: number) => Math.min(1, q / 2 - 0.2);
+/** An IJG table is the base when this many of the 64 frequencies fit it. */
+const IJG_FITS = 56;
+
+// islow constants (jidctint.c): CONST_BITS 13, PASS1_BITS 2
+const F0_298 = 2446, F0_390 = 3196, F0_541 = 4433, F0_765 = 6270, F0_899 = 7373, F1_175 = 9633;
+const F1_501 = 12299, F1_847 = 15137, F1_961 = 16069, F2_053 = 16819, F2_562 = 20995, F3_072 = 25172;
+
+/** libjpeg's islow inverse DCT of dequantised coefficients (row-major) into 8-bit samples. */
+export function idctIslow(coef: Int32Array, out: Uint8Array): void {
+  const ws = new Int32Array(64);
+  for (let c = 0; c < 8; c++) {
+    if (coef[8 + c] === 0 && coef[16 + c] === 0 && coef[24 + c] === 0 && coef[32 + c] === 0 && coef[40 + c] === 0 && coef[48 + c] === 0 && coef[56 + c] === 0) {
+      const dc = coef[c] * 4;
+      for (let r = 0; r < 8; r++) ws[8 * r + c] = dc;
+      continue;
+    }
+    let z2 = coef[16 + c], z3 = coef[48 + c];
+    let z1 = (z2 + z3) * F0_541;
+    let tmp2 = z1 - z3 * F1_847;
+    let tmp3 = z1 + z2 * F0_765;
+    z2 = coef[c];
+    z3 = coef[32 + c];
+    let tmp0 = (z2 + z3) * 8192;
+    let tmp1 = (z2 - z3) * 8192;
+    const t10 = tmp0 + tmp3, t13 = tmp0 - tmp3, t11 = tmp1 + tmp2, t12 = tmp1 - tmp2;
+    tmp0 = coef[56 + c];
+    tmp1 = coef[40 + c];
+    tmp2 = coef[24 + c];
+    tmp3 = coef[8 + c];
+    z1 = tmp0 + tmp3;
+    z2 = tmp1 + tmp2;
+    z3 = tmp0 + tmp2;
+    let z4 = tmp1 + tmp3;
+    const z5 = (z3 + z4) * F1_175;
+    tmp0 *= F0_298;
+    tmp1 *= F2_053;
+    tmp2 *= F3_072;
+    tmp3 *= F1_501;
+    z1 *= -F0_899;
+    z2 *= -F2_562;
+    z3 = z3 * -F1_961 + z5;
+    z4 = z4 * -F0_390 + z5;
+    tmp0 += z1 + z3;
+    tmp1 += z2 + z4;
+    tmp2 += z2 + z3;
+    tmp3 += z1 + z4;
+    ws[c] = (t10 + tmp3 + 1024) >> 11;
+    ws[56 + c] = (t10 - tmp3 + 1024) >> 11;
+    ws[8 + c] = (t11 + tmp2 + 1024) >> 11;
+    ws[48 + c] = (t11 - tmp2 + 1024) >> 11;
+    ws[16 + c] = (t12 + tmp1 + 1024) >> 11;
+    ws[40 + c] = (t12 - tmp1 + 1024) >> 11;
+    ws[24 + c] = (t13 + tmp0 + 1024) >> 11;
+    ws[32 + c] = (t13 - tmp0 + 1024) >> 11;
+  }
+  const clamp = (v: number) => (v < -128 ? 0 : v > 127 ? 255 : v + 128);
+  for (let r = 0; r < 8; r++) {
+    const o = 8 * r;
+    if (ws[o + 1] === 0 && ws[o + 2] === 0 && ws[o + 3] === 0 && ws[o + 4] === 0 && ws[o + 5] === 0 && ws[o + 6] === 0 && ws[o + 7] === 0) {
+      out.fill(clamp((ws[o] + 16) >> 5), o, o + 8);
+      continue;
+    }
+    let z2 = ws[o + 2], z3 = ws[o + 6];
+    let z1 = (z2 + z3) * F0_541;
+    let tmp2 = z1 - z3 * F1_847;
+    let tmp3 = z1 + z2 * F0_765;
+    let tmp0 = (ws[o] + ws[o + 4]) * 8192;
+    let tmp1 = (ws[o] - ws[o + 4]) * 8192;
+    const t10 = tmp0 + tmp3, t13 = tmp0 - tmp3, t11 = tmp1 + tmp2, t12 = tmp1 - tmp2;
+    tmp0 = ws[o + 7];
+    tmp1 = ws[o + 5];
+    tmp2 = ws[o + 3];
+    tmp3 = ws[o + 1];
+    z1 = tmp0 + tmp3;
+    z2 = tmp1 + tmp2;
+    z3 = tmp0 + tmp2;
+    let z4 = tmp1 + tmp3;
+    const z5 = (z3 + z4) * F1_175;
+    tmp0 *= F0_298;
+    tmp1 *= F2_053;
+    tmp2 *= F3_072;
+    tmp3 *= F1_501;
+    z1 *= -F0_899;
+    z2 *= -F2_562;
+    z3 = z3 * -F1_961 + z5;
+    z4 = z4 * -F0_390 + z5;
+    tmp0 += z1 + z3;
+    tmp1 += z2 + z4;
+    tmp2 += z2 + z3;
+    tmp3 += z1 + z4;
+    // CONST_BITS + PASS1_BITS + 3 = 18
+    out[o] = clamp((t10 + tmp3 + 131072) >> 18);
+    out[o + 7] = clamp((t10 - tmp3 + 131072) >> 18);
+    out[o + 1] = clamp((t11 + tmp2 + 131072) >> 18);
+    out[o + 6] = clamp((t11 - tmp2 + 131072) >> 18);
+    out[o + 2] = clamp((t12 + tmp1 + 131072) >> 18);
+    out[o + 5] = clamp((t12 - tmp1 + 131072) >> 18);
+    out[o + 3] = clamp((t13 + tmp0 + 131072) >> 18);
+    out[o + 4] = clamp((t13 - tmp0 + 131072) >> 18);
+  }
+}
+
+// orthonormal 8-point DCT basis: B[u][x] = C(u)/2 cos((2x+1) u pi / 16)
+const BASIS = new Float64Array(64);
+for (let u = 0; u < 8; u++) for (let x = 0; x < 8; x++) BASIS[8 * u + x] = (u === 0 ? Math.SQRT1_2 : 1) * 0.5 * Math.cos(((2 * x + 1) * u * Math.PI) / 16);
+
+/** The JPEG forward DCT of a level-shifted 8x8 block (row-major) into `out`. */
+function fdct(block: Float64Array, tmp: Float64Array, out: Float64Array): void {
+  for (let r = 0; r < 8; r++) {
+    for (let u = 0; u < 8; u++) {
+      let s = 0;
+      for (let x = 0; x < 8; x++) s += BASIS[8 * u + x] * block[8 * r + x];
+      tmp[8 * r + u] = s;
+    }
+  }
+  for (let u = 0; u < 8; u++) {
+    for (let v = 0; v < 8; v++) {
+      let s = 0;
+      for (let y = 0; y < 8; y++) s += BASIS[8 * v + y] * tmp[8 * y + u];
+      out[8 * v + u] = s;
+    }
+  }
+}
+
+/** The blocks that can be read: on the grid, no clipped channel. Returns their top-left pixel
+ *  indices and fills `luma` with the recovered luminance of the whole picture. */
+function readableBlocks(img: PixelImage, luma: Uint8Array): number[] {
+  const { data, width: w, height: h, channels: ch } = img;
+  const cc = colourChannels(img);
+  const clipped = new Uint8Array(w * h);
+  for (let p = 0, i = 0; p < w * h; p++, i += ch) {
+    if (cc === 1) {
+      luma[p] = data[i];
+    } else {
+      const r = data[i], g = data[i + 1], b = data[i + 2];
+      luma[p] = Math.round(0.299 * r + 0.587 * g + 0.114 * b);
+      if (r === 0 || r === 255 || g === 0 || g === 255 || b === 0 || b === 255) clipped[p] = 1;
+    }
+    // the decoder clamps its luminance too, which moves the block's DCT off the lattice
+    if (luma[p] === 0 || luma[p] === 255) clipped[p] = 1;
+  }
+  const blocks: number[] = [];
+  for (let by = 0; by + 8 <= h; by += 8) {
+    for (let bx = 0; bx + 8 <= w; bx += 8) {
+      let ok = true;
+      for (let y = 0; y < 8 && ok; y++) for (let x = 0; x < 8; x++) if (clipped[(by + y) * w + bx + x]) { ok = false; break; }
+      if (ok) blocks.push(by * w + bx);
+    }
+  }
+  return blocks;
+}
+
+function blockDct(luma: Uint8Array, w: number, at: number, block: Float64Array, tmp: Float64Array, out: Float64Array): void {
+  for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) block[8 * y + x] = luma[at + y * w + x] - 128;
+  fdct(block, tmp, out);
+}
+
+/** Share of one frequency's non-zero coefficients (|c| >= ZERO) that sit on multiples of q;
+ *  1 when there are too few to tell (a stray rounding outlier would decide). */
+function fitShare(dcts: Float64Array, n: number, k: number, q: number): number {
+  let nz = 0, fit = 0;
+  const tol = tolerance(q);
+  for (let b = 0; b < n; b++) {
+    const c = dcts[64 * b + k];
+    if (Math.abs(c) < ZERO) continue;
+    nz++;
+    if (Math.abs(c - Math.round(c / q) * q) < tol) fit++;
+  }
+  return nz < FEW ? 1 : fit / nz;
+}
+
+/** Largest step one frequency's non-zero coefficients sit on (0: (nearly) all zero, 1: none fits). */
+function estimateStep(dcts: Float64Array, n: number, k: number): number {
+  const mags: number[] = [];
+  for (let b = 0; b < n; b++) {
+    const c = Math.abs(dcts[64 * b + k]);
+    if (c >= ZERO) mags.push(c);
+  }
+  if (mags.length < FEW) return 0;
+  // no step exceeds the smallest multiples seen (the 5th percentile leaves stray values out)
+  mags.sort((x, y) => x - y);
+  const top = Math.min(255, Math.floor(mags[Math.floor(0.05 * (mags.length - 1))] + 1));
+  for (let q = top; q >= 2; q--) if (fitShare(dcts, n, k, q) >= FIT_SHARE) return q;
+  return 1;
+}
+
+// The IJG luminance table (JPEG spec K.1), scaled by libjpeg's quality setting: what libjpeg,
+// libjpeg-turbo, mozjpeg and the programs built on them write, and close to what most others do.
+const IJG_LUMA = [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99];
+function ijgTable(quality: number): number[] {
+  const scale = quality < 50 ? Math.floor(5000 / quality) : 200 - 2 * quality;
+  return IJG_LUMA.map((t) => Math.min(255, Math.max(1, Math.floor((t * scale + 50) / 100))));
+}
+
+/**
+ * The quantisation tables the sample's DCT coefficients may sit on: the IJG tables that the most
+ * frequencies fit, then the coarsest of them with each frequency it does not fit estimated on its
+ * own (tables close to IJG's: cameras, other encoders). A frequency whose coefficients are rare is where a table read from
+ * the coefficients alone goes wrong; the IJG scaling fills those in.
+ */
+function estimateTables(dcts: Float64Array, n: number): number[][] {
+  let bases: number[][] = [], most = IJG_FITS - 1;
+  for (let quality = 1; quality <= 100; quality++) {
+    const table = ijgTable(quality);
+    if (table[0] < 2) break; // steps of 1 fit anything: no longer a reading
+    let fits = 0;
+    for (let k = 0; k < 64; k++) if (fitShare(dcts, n, k, table[k]) >= FIT_SHARE) fits++;
+    if (fits > most) {
+      most = fits;
+      bases = [table];
+    } else if (fits === most) bases.push(table);
+  }
+  // neighbouring qualities differ only at frequencies too rare to tell: each is tried
+  const base = bases[0];
+  const own = Array.from({ length: 64 }, (_, k) => (base && fitShare(dcts, n, k, base[k]) >= FIT_SHARE ? base[k] : estimateStep(dcts, n, k)));
+  return [...bases, own];
+}
+
+/** Whether the picture is a JPEG decode, block for block; null when too few blocks can be read.
+ *  `atLeast`: stop as soon as that share of rebuilt blocks is out of reach (the counts are then
+ *  those read so far). */
+export function jpegCompat(img: PixelImage, atLeast = 0): JpegCompat | null {
+  const { width: w } = img;
+  const luma = new Uint8Array(img.width * img.height);
+  const blocks = readableBlocks(img, luma);
+  if (blocks.length < MIN_BLOCKS) return null;
+  const block = new Float64Array(64), tmp = new Float64Array(64), out = new Float64Array(64);
+  // the table from a spread sample of blocks
+  const step = Math.max(1, blocks.length / TABLE_SAMPLE);
+  const sample = Math.min(blocks.length, TABLE_SAMPLE);
+  const dcts = new Float64Array(64 * sample);
+  for (let s = 0; s < sample; s++) {
+    blockDct(luma, w, blocks[Math.floor(s * step)], block, tmp, out);
+    dcts.set(out, 64 * s);
+  }
+  let best: JpegCompat | null = null;
+  for (const table of estimateTables(dcts, sample)) {
+    const r = rebuild(luma, w, blocks, table, atLeast);
+    if (r && (!best || r.rebuilt / r.blocks > best.rebuilt / best.blocks)) best = r;
+    if (atLeast > 0 && best && best.rebuilt >= atLeast * best.blocks) break;
+  }
+  return best;
+}
+
+/** How many of the blocks with detail the decoder rebuilds from `table`. */
+function rebuild(luma: Uint8Array, w: number, blocks: readonly number[], table: number[], atLeast: number): JpegCompat | null {
+  const block = new Float64Array(64), tmp = new Float64Array(64), out = new Float64Array(64);
+  const coef = new Int32Array(64);
+  const rebuilt8 = new Uint8Array(64);
+  let rebuilt = 0, read = 0;
+  for (const at of blocks) {
+    blockDct(luma, w, at, block, tmp, out);
+    let ac = false;
+    for (let k = 0; k < 64; k++) {
+      coef[k] = table[k] === 0 ? 0 : Math.round(out[k] / table[k]) * table[k];
+      if (k > 0 && coef[k] !== 0) ac = true;
+    }
+    if (!ac) continue;
+    read++;
+    if (atLeast > 0 && read - rebuilt > (1 - atLeast) * blocks.length) return { blocks: read, rebuilt, table };
+    idctIslow(coef, rebuilt8);
+    let same = true;
+    for (let y = 0; y < 8 && same; y++) for (let x = 0; x < 8; x++) if (rebuilt8[8 * y + x] !== luma[at + y * w + x]) { same = false; break; }
+    if (same) rebuilt++;
+  }
+  return read < MIN_BLOCKS ? null : { blocks: read, rebuilt, table };
+}
