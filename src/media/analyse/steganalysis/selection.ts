@@ -18,17 +18,15 @@ export interface Selection {
 export function busyPixels(img: PixelImage): Selection {
   const { data, width: w, height: h, channels: ch } = img;
   const cc = colourChannels(img);
+  // each pixel's colour without its LSBs, packed into one number
+  const upper = new Int32Array(w * h);
+  for (let p = 0, i = 0; p < upper.length; p++, i += ch) upper[p] = cc === 3 ? ((data[i] >> 1) << 14) | ((data[i + 1] >> 1) << 7) | (data[i + 2] >> 1) : data[i] >> 1;
   const only = new Uint8Array(w * h).fill(1);
-  const same = (a: number, b: number): boolean => {
-    for (let c = 0; c < cc; c++) if ((data[a + c] ^ data[b + c]) >> 1) return false;
-    return true;
-  };
   for (let y = 1; y + 1 < h; y++) {
-    for (let x = 1; x + 1 < w; x++) {
-      const i = (y * w + x) * ch;
-      const up = i - w * ch, down = i + w * ch;
-      if (!(same(i, up - ch) && same(i, up + ch) && same(i, down - ch) && same(i, down + ch))) continue;
-      for (let dy = -1; dy <= 1; dy++) only.fill(0, (y + dy) * w + x - 1, (y + dy) * w + x + 2);
+    for (let x = 1, p = y * w + 1; x + 1 < w; x++, p++) {
+      const v = upper[p];
+      if (upper[p - w - 1] !== v || upper[p - w + 1] !== v || upper[p + w - 1] !== v || upper[p + w + 1] !== v) continue;
+      only[p - w - 1] = only[p - w] = only[p - w + 1] = only[p - 1] = only[p] = only[p + 1] = only[p + w - 1] = only[p + w] = only[p + w + 1] = 0;
     }
   }
   let n = 0;
