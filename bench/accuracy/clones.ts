@@ -14,7 +14,7 @@
 //
 // Thresholds are set on the calibration half only (`--half=calibration`); figures reported are
 // of the held-out half (the default).
-//   node bench/accuracy/clones.ts [--half=calibration|held-out] [--limit=N]
+//   node bench/accuracy/clones.ts [--half=calibration|held-out] [--round=1|2] [--limit=N]
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +24,7 @@ import type { Finding } from '../../src/media/analyse/detector.ts';
 import { analyseInput } from '../../src/media/analyse/input.ts';
 import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
 import { probe } from '../../src/media/probe.ts';
-import { loadCorpus, type CorpusPicture, type Half } from './corpus.ts';
+import { loadCorpus, parseRound, scopeOf, type CorpusPicture, type Half, type Round } from './corpus.ts';
 import type { Goal, Tables } from './index.ts';
 
 sharp.cache(false);
@@ -41,10 +41,10 @@ const ANALYSED = 1024;
 const GOAL_FOUND = 0.8;
 const GOAL_FALSE = 0.03;
 
-export async function cloneTables(opts: { half?: Half; limit?: number; log?: (s: string) => void } = {}): Promise<Tables> {
+export async function cloneTables(opts: { half?: Half; round?: Round; limit?: number; log?: (s: string) => void } = {}): Promise<Tables> {
   const half = opts.half ?? 'held-out';
   const log = opts.log ?? (() => {});
-  let photos = await loadCorpus({ half, cls: ['camera'], log });
+  let photos = await loadCorpus({ half, round: opts.round, cls: ['camera'], log });
   if (opts.limit) photos = photos.slice(0, opts.limit);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'obscura-bench-clones-'));
   try {
@@ -73,7 +73,7 @@ export async function cloneTables(opts: { half?: Half; limit?: number; log?: (s:
         log(`  splice ${kind}: ${sp.verdict?.verdict} ${sp.parts.join('+')}`);
       }
     }
-    return report(half, clean, clones, plain, splices);
+    return report(scopeOf(half, opts.round), clean, clones, plain, splices);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -224,13 +224,13 @@ const flagged = (o: Outcome) => o.verdict?.verdict === 'possibly_manipulated' ||
 
 // ---- the report --------------------------------------------------------------------------------
 
-function report(half: Half, clean: Outcome[], clones: Array<Outcome & { made: Clone }>, plain: Array<Outcome & { made: Clone }>, splices: Array<Outcome & { kind: 'jpeg' | 'png' }>): Tables {
+function report(scope: string, clean: Outcome[], clones: Array<Outcome & { made: Clone }>, plain: Array<Outcome & { made: Clone }>, splices: Array<Outcome & { kind: 'jpeg' | 'png' }>): Tables {
   const pct = (n: number, d: number) => (d ? `${((100 * n) / d).toFixed(1)}%` : '-');
   const share = (n: number, d: number) => `${n}/${d} (${pct(n, d)})`;
   const lines: string[] = [];
   const row = (cells: string[]) => lines.push(cells.map((c, i) => (i === 0 ? c.padEnd(34) : c.padStart(16))).join(''));
 
-  lines.push(`Copy-move and splices, ${half} camera photos (${clean.length}), manipulation detector at deep depth`);
+  lines.push(`Copy-move and splices, ${scope} camera photos (${clean.length}), manipulation detector at deep depth`);
   row(['', 'copy found', 'flagged', 'median ms']);
   const cleanCopies = clean.filter((o) => o.verdict?.clone?.method).length;
   row(['clean (false positives)', share(cleanCopies, clean.length), share(clean.filter(flagged).length, clean.length), median(clean.map((o) => o.ms))]);
@@ -267,8 +267,8 @@ function report(half: Half, clean: Outcome[], clones: Array<Outcome & { made: Cl
   row(['clean photos (for comparison)', share(falseFlags, clean.length)]);
 
   const goals: Goal[] = [
-    { name: `clones found >= ${GOAL_FOUND * 100}% (${half})`, ok: found >= GOAL_FOUND * clones.length, figure: pct(found, clones.length) },
-    { name: `copy-move on clean photos <= ${GOAL_FALSE * 100}% (${half})`, ok: cleanCopies <= GOAL_FALSE * clean.length, figure: pct(cleanCopies, clean.length) },
+    { name: `clones found >= ${GOAL_FOUND * 100}% (${scope})`, ok: found >= GOAL_FOUND * clones.length, figure: pct(found, clones.length) },
+    { name: `copy-move on clean photos <= ${GOAL_FALSE * 100}% (${scope})`, ok: cleanCopies <= GOAL_FALSE * clean.length, figure: pct(cleanCopies, clean.length) },
   ];
   lines.push('', ...goals.map((g) => `${g.ok ? 'met    ' : 'NOT met'}  ${g.name}: ${g.figure}`));
   return { text: lines.join('\n'), goals };
@@ -289,6 +289,7 @@ function grow(b: Box, by: number): Box {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
-  const out = await cloneTables({ half: (arg('half') as Half) ?? 'held-out', limit: arg('limit') ? Number(arg('limit')) : undefined, log: (s) => process.stderr.write(`${s}\n`) });
+  const half = (arg('half') as Half) ?? 'held-out';
+  const out = await cloneTables({ half, round: parseRound(arg('round'), half), limit: arg('limit') ? Number(arg('limit')) : undefined, log: (s) => process.stderr.write(`${s}\n`) });
   process.stdout.write(`${out.text}\n`);
 }

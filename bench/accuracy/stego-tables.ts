@@ -8,7 +8,7 @@
 // way the analysis product runs it (a JPEG gets no LSB analysis: its pixels are lossy).
 //
 // npm run bench -- accuracy (bench/accuracy/index.ts) prints them; alone:
-// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--max-side=512] [--jobs=2]
+// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--round=1|2] [--max-side=512] [--jobs=2]
 //                                     [--seed=1] [--limit=<pictures>] [--covers=<covers>]
 // (the tools come with `bash deploy/setup.sh --bench`, which npm run bench runs)
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -23,7 +23,7 @@ import { analyseLsb } from '../../src/media/analyse/steganalysis/index.ts';
 import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
 import type { Goal, Tables } from './index.ts';
 import { probe } from '../../src/media/probe.ts';
-import { loadCorpus, type CorpusPicture, type Half } from './corpus.ts';
+import { loadCorpus, parseRound, scopeOf, type CorpusPicture, type Half, type Round } from './corpus.ts';
 import { cleanCoverFile, coverFromFile, makeStego, RATES, stegoCached, TOOLS, type Made, type Tool } from './stego-makers.ts';
 
 export type Depth = 'standard' | 'deep';
@@ -62,6 +62,8 @@ export const productJudge: StegoJudge = async (file, depth) => {
 export interface StegoTablesOptions {
   judge?: StegoJudge;
   half?: Half;
+  /** only this round of the manifest (none: every round of the half) */
+  round?: Round;
   /** covers are downscaled to this long side before embedding */
   maxSide?: number;
   /** covers made and analysed at once */
@@ -141,7 +143,7 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
   const seed = opts.seed ?? 1;
   const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const t0 = performance.now();
-  const loaded = await loadCorpus({ half, log });
+  const loaded = await loadCorpus({ half, round: opts.round, log });
   const pictures = opts.limit ? loaded.slice(0, opts.limit) : loaded;
   const classes = [...new Set(pictures.map((p) => p.cls))];
 
@@ -235,7 +237,7 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
 
   // ---- text
   const s = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-  let text = `Steganalysis on the ${half} half of the outside corpus: ${pictures.length} pictures (${classes.map((c) => `${c} ${pictures.filter((p) => p.cls === c).length}`).join(', ')})` +
+  let text = `Steganalysis on the ${scopeOf(half, opts.round)} of the outside corpus: ${pictures.length} pictures (${classes.map((c) => `${c} ${pictures.filter((p) => p.cls === c).length}`).join(', ')})` +
     `${refused ? `; ${refused} refused by the probe (left out)` : ''}\n` +
     'Through the hidden-content detector on each file, as the analysis runs it (standard: chi-square, RS, WS; deep: + Sample Pairs). A JPEG gets no LSB analysis (lossy): no answer.\n\n' +
     'Clean pictures as uploaded: FP = LSB replacement suspected; weak = weak evidence (caps the grade at B); no answer caps at B too; lowest grade = the worst a clean picture gets from steganalysis alone; hidden = the whole detector (structure too)\n';
@@ -353,8 +355,9 @@ export async function run(args: string[]): Promise<void> {
   const arg = (k: string) => args.find((a) => a.startsWith(`--${k}=`))?.split('=')[1];
   const half = (arg('half') ?? 'held-out') as Half;
   if (half !== 'held-out' && half !== 'calibration') throw new Error('--half is calibration or held-out');
+  const round = parseRound(arg('round'), half);
   const num = (k: string) => (arg(k) === undefined ? undefined : Number(arg(k)));
-  const { text, goals } = await stegoTables({ half, maxSide: num('max-side'), jobs: num('jobs'), seed: num('seed'), limit: num('limit'), covers: num('covers') });
+  const { text, goals } = await stegoTables({ half, round, maxSide: num('max-side'), jobs: num('jobs'), seed: num('seed'), limit: num('limit'), covers: num('covers') });
   process.stdout.write(text);
   process.stdout.write(`\ngoals (issue 23; they count on the held-out half${half === 'held-out' ? '' : ': THIS IS THE CALIBRATION HALF, for tuning only'}):\n`);
   for (const g of goals) process.stdout.write(`  ${g.ok ? 'PASS' : 'FAIL'}  ${g.name}: ${g.figure}\n`);

@@ -1,0 +1,46 @@
+// The accuracy benchmark's outside corpus (bench/accuracy/manifest.tsv, corpus.ts): every row is
+// whole and in a round; round 1 keeps exactly the split its figures were reported on; round 2 is
+// held out whole, so nobody can tune on it by running the calibration half.
+import { createHash } from 'node:crypto';
+import { test } from './helpers/test.ts';
+import { halfOf, parseRound, readManifest } from '../bench/accuracy/corpus.ts';
+
+// sha256 of the sorted ids of round 1's held-out rows, as the split put them before round 2 came
+const ROUND1_HELD_OUT = { rows: 226, ids: 'd519f1246c4e89dc95fba9cb73dc1b29e4b7573e0e84da02124b198461f434e2' };
+
+test('every manifest row is whole, in round 1 or 2, and names its file by its sha256', async (t) => {
+  const rows = await readManifest();
+  t.true(rows.length > 0);
+  for (const r of rows) {
+    t.true(r.round === 1 || r.round === 2, `${r.id}: round ${r.round}`);
+    t.true(['camera', 'astronomy', 'artwork', 'screenshot'].includes(r.cls), `${r.id}: class ${r.cls}`);
+    t.true(['png', 'jpeg', 'webp'].includes(r.format), `${r.id}: format ${r.format}`);
+    t.true(r.width > 0 && r.height > 0, `${r.id}: size`);
+    t.regex(r.sha256, /^[0-9a-f]{64}$/);
+    t.is(r.id, r.sha256.slice(0, 16));
+    for (const k of ['group', 'pkg', 'version', 'path', 'licence'] as const) t.true(r[k].length > 0, `${r.id}: ${k} empty`);
+  }
+  t.is(new Set(rows.map((r) => r.sha256)).size, rows.length, 'no picture twice');
+});
+
+test('round 1 keeps its split; every round-2 picture is held out, whatever its group hashes to', async (t) => {
+  const rows = await readManifest();
+  const heldOut = rows.filter((r) => r.round === 1 && halfOf(r.group, r.round) === 'held-out').map((r) => r.id).sort();
+  t.is(heldOut.length, ROUND1_HELD_OUT.rows);
+  t.is(createHash('sha256').update(heldOut.join('\n')).digest('hex'), ROUND1_HELD_OUT.ids);
+  const round2 = rows.filter((r) => r.round === 2);
+  t.true(round2.length >= 200, `round 2 has ${round2.length} pictures`);
+  t.true(round2.filter((r) => r.cls === 'camera').length >= 60, 'at least 60 camera photos in round 2');
+  t.true(round2.some((r) => halfOf(r.group) === 'calibration'), 'some round-2 groups hash to the calibration half (so the rule is what holds them out)');
+  for (const r of round2) t.is(halfOf(r.group, r.round), 'held-out', r.id);
+  const round1Shas = new Set(rows.filter((r) => r.round === 1).map((r) => r.sha256));
+  t.false(round2.some((r) => round1Shas.has(r.sha256)), 'no round-1 picture again in round 2');
+});
+
+test('--round takes 1 or 2, and round 2 has no calibration half', (t) => {
+  t.is(parseRound(undefined, 'held-out'), undefined);
+  t.is(parseRound('1', 'calibration'), 1);
+  t.is(parseRound('2', 'held-out'), 2);
+  t.throws(() => parseRound('3', 'held-out'), { message: /--round is 1 or 2/ });
+  t.throws(() => parseRound('2', 'calibration'), { message: /no calibration half/ });
+});
