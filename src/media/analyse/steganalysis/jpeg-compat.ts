@@ -37,6 +37,8 @@ const TABLE_SAMPLE = 4096;
  *  min(1, q/2 - 0.2) of a multiple. */
 const ZERO = 1.2;
 const FIT_SHARE = 0.95;
+/** The smallest DC step read as a JPEG's. */
+const MIN_DC_STEP = 3;
 /** Fewer non-zero coefficients than this at one frequency say nothing about its step. */
 const FEW = 10;
 const tolerance = (q: number) => Math.min(1, q / 2 - 0.2);
@@ -275,6 +277,9 @@ export function jpegCompat(img: PixelImage, atLeast = 0): JpegCompat | null {
     blockDct(luma, w, blocks[Math.floor(s * step)], block, tmp, out);
     dcts.set(out, 64 * s);
   }
+  // a decode's DC coefficients sit on a step of 3 or more (quality 90 and below); a picture that
+  // never was a JPEG has none, and a finer step cannot be told from rounding: no reading
+  if (estimateStep(dcts, sample, 0) < MIN_DC_STEP) return null;
   let best: JpegCompat | null = null;
   for (const table of estimateTables(dcts, sample)) {
     const r = rebuild(luma, w, blocks, table, atLeast);
