@@ -128,6 +128,16 @@ test('a zip appended to a JPEG is found and named; a PDF inside a private PNG ch
   t.deepEqual(r.verdict!.embedded.filter((e) => e.where === 'appended').map((e) => e.type), ['ZIP archive', 'ZIP archive (central directory)']);
   t.is(r.verdict!.suspected, true);
   t.truthy(r.findings.find((f) => f.severity === 'high' && /bytes follow the end of the image: they hold a ZIP archive/.test(f.label)), JSON.stringify(r.findings));
+  // padding after the end (a newline an editor added, as in KPhotoAlbum's demo photos; zeros)
+  // holds no data: noted, not suspected; five letters do
+  for (const [tail, suspected] of [[Buffer.from('\n'), null], [Buffer.from('\r\n'), null], [Buffer.alloc(4096), null], [Buffer.from('hello'), true]] as const) {
+    const padded = path.join(dir, 'padded.jpg');
+    writeFileSync(padded, Buffer.concat([jpg, tail]));
+    const q = await run(hiddenContentDetector, padded, dir);
+    t.is(q.verdict!.appended_bytes, tail.length);
+    t.is(q.verdict!.suspected, suspected, JSON.stringify(q.findings));
+    if (suspected === null) t.truthy(q.findings.find((f) => f.severity === 'info' && /of padding follows? the end of the image/.test(f.label)), JSON.stringify(q.findings));
+  }
   // the plain JPEG: structure clean, but its pixels cannot be checked: no answer, not "clean"
   const plain = path.join(dir, 'plain.jpg');
   writeFileSync(plain, jpg);

@@ -66,8 +66,14 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
       }
       // phones and cameras append their MPF images (depth maps, previews) after the first EOI
       const mpf = format === 'jpeg' && appended > 0 && layout.chunks.some((c) => c.type === 'APP2:MPF') && bytes[layout.end] === 0xff && bytes[layout.end + 1] === 0xd8;
+      // one byte value repeated (a newline an editor added, zero padding) carries nothing but its length
+      const tail = appended > 0 ? bytes.subarray(layout.end) : null;
+      const padding = tail !== null && (tail.every((b) => b === tail[0]) || (tail.length === 2 && tail[0] === 0x0d && tail[1] === 0x0a));
       if (mpf && !embedded.some((e) => e.where === 'appended')) {
         add('info', `${appended} bytes of further JPEG images follow the picture, as its MPF segment announces (previews or depth maps written by the camera).`);
+        expectedTail = true;
+      } else if (padding && tail) {
+        add('info', `${appended} byte${appended === 1 ? '' : 's'} of padding follow${appended === 1 ? 's' : ''} the end of the image (${tail.length === 2 && tail[0] === 0x0d ? 'a line break' : `0x${tail[0].toString(16).padStart(2, '0')} repeated`}): it holds no data.`);
         expectedTail = true;
       } else if (appended > 0) {
         const what = embedded.filter((e) => e.where === 'appended').map((e) => e.type);
