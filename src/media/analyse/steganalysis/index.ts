@@ -40,6 +40,12 @@
 // content (up to 0.7 on screenshots), where the histogram pairs are reliable. Each family is
 // fooled by some clean content, never the same.
 //
+// Two further readings (analyseLsb): a picture not suspected on the whole, with flat areas, is
+// read again on its busy pixels alone (selection.ts: where stegosuite writes), with neither the
+// floor nor the chi-square attack deciding and both families over 1.5 times the threshold; and a
+// strong or weak verdict on a picture that is a JPEG decode block for block (jpeg-compat.ts) is
+// set aside, since LSB replacement cannot leave its blocks rebuildable.
+//
 // Thresholds: 0.03 per sample (0.09 bpp in RGB) on the RS/SPA mean for images of at least
 // 40 000 pixels, growing as 1/sqrt(pixels) below (common.ts, sampleThreshold); WS's bar scales
 // the same way. Measured per class on the corpora: docs/design.md, Benchmarks.
@@ -62,9 +68,13 @@ import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
 /** The busy pixels are read alone when they make at most this share of the picture: above it
  *  the flat areas are too few to dilute a payload or to hold the pairs' bound down. */
 const BUSY_SHARE_MAX = 0.85;
+/** On the busy pixels alone, RS/SPA and WS must both read this many times the threshold: on the
+ *  calibration half a clean camera photo (63 % busy) read 1.11 and a drawing (25 %) 1.08 at deep
+ *  depth, while stegosuite at 0.1 bpp lost 1.8 points of 76 going from 1 to 1.5. */
 const BUSY_MARGIN = 1.5;
 /** A picture whose blocks with detail rebuild this often is a JPEG decode (clean ones on the
- *  calibration half: 0.97-1; with 0.02 bpp replaced: 0.85 at most; no other picture above 0.89). */
+ *  calibration half: 0.97-1; with 0.02 bpp replaced: 0.85 at most; any other picture: no
+ *  reading, or 0.76 at most). */
 const JPEG_REBUILT = 0.95;
 
 /** RS and SPA count as agreeing when they differ by less than this share of their mean. */
@@ -237,8 +247,8 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   if (structural.length === 1) notes.push(opts.samplePairs === false && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
   if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above the threshold: both read the same payload`);
-  // on the busy pixels alone both families must read over the threshold: antialiased text edges
-  // and fine noise lift one of them at a time there
+  // on the busy pixels alone both families must read BUSY_MARGIN times the threshold: antialiased
+  // edges and fine noise lift one of them at a time there
   const bothOver = mean > BUSY_MARGIN * threshold && ws.score !== null && ws.score > BUSY_MARGIN * threshold;
   const strong = ((over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || near || (chiCounts && !noiseLike)) && (view === 'whole' || bothOver);
   const weak = !strong && ((over && !wsContradicts) || chiCounts);

@@ -49,53 +49,63 @@ const IJG_FITS = 56;
 const F0_298 = 2446, F0_390 = 3196, F0_541 = 4433, F0_765 = 6270, F0_899 = 7373, F1_175 = 9633;
 const F1_501 = 12299, F1_847 = 15137, F1_961 = 16069, F2_053 = 16819, F2_562 = 20995, F3_072 = 25172;
 
-/** libjpeg's islow inverse DCT of dequantised coefficients (row-major) into 8-bit samples. */
+/** One 8-point pass of libjpeg's islow inverse DCT: in[at + k * step] (k = 0..7) into
+ *  out[to + k * outStep], descaled by `shift` bits with rounding (jidctint.c's even and odd parts). */
+function islowPass(inp: Int32Array, at: number, step: number, out: Int32Array, to: number, outStep: number, shift: number): void {
+  const half = 1 << (shift - 1);
+  let z2 = inp[at + 2 * step], z3 = inp[at + 6 * step];
+  let z1 = (z2 + z3) * F0_541;
+  let tmp2 = z1 - z3 * F1_847;
+  let tmp3 = z1 + z2 * F0_765;
+  z2 = inp[at];
+  z3 = inp[at + 4 * step];
+  let tmp0 = (z2 + z3) * 8192;
+  let tmp1 = (z2 - z3) * 8192;
+  const t10 = tmp0 + tmp3, t13 = tmp0 - tmp3, t11 = tmp1 + tmp2, t12 = tmp1 - tmp2;
+  tmp0 = inp[at + 7 * step];
+  tmp1 = inp[at + 5 * step];
+  tmp2 = inp[at + 3 * step];
+  tmp3 = inp[at + step];
+  z1 = tmp0 + tmp3;
+  z2 = tmp1 + tmp2;
+  z3 = tmp0 + tmp2;
+  let z4 = tmp1 + tmp3;
+  const z5 = (z3 + z4) * F1_175;
+  tmp0 *= F0_298;
+  tmp1 *= F2_053;
+  tmp2 *= F3_072;
+  tmp3 *= F1_501;
+  z1 *= -F0_899;
+  z2 *= -F2_562;
+  z3 = z3 * -F1_961 + z5;
+  z4 = z4 * -F0_390 + z5;
+  tmp0 += z1 + z3;
+  tmp1 += z2 + z4;
+  tmp2 += z2 + z3;
+  tmp3 += z1 + z4;
+  out[to] = (t10 + tmp3 + half) >> shift;
+  out[to + 7 * outStep] = (t10 - tmp3 + half) >> shift;
+  out[to + outStep] = (t11 + tmp2 + half) >> shift;
+  out[to + 6 * outStep] = (t11 - tmp2 + half) >> shift;
+  out[to + 2 * outStep] = (t12 + tmp1 + half) >> shift;
+  out[to + 5 * outStep] = (t12 - tmp1 + half) >> shift;
+  out[to + 3 * outStep] = (t13 + tmp0 + half) >> shift;
+  out[to + 4 * outStep] = (t13 - tmp0 + half) >> shift;
+}
+
+/** libjpeg's islow inverse DCT of dequantised coefficients (row-major) into 8-bit samples:
+ *  columns first (CONST_BITS - PASS1_BITS = 11 bits off), then rows (CONST_BITS + PASS1_BITS + 3
+ *  = 18), with its shortcuts for all-zero AC terms, which give the same values. */
 export function idctIslow(coef: Int32Array, out: Uint8Array): void {
   const ws = new Int32Array(64);
+  const row = new Int32Array(8);
   for (let c = 0; c < 8; c++) {
     if (coef[8 + c] === 0 && coef[16 + c] === 0 && coef[24 + c] === 0 && coef[32 + c] === 0 && coef[40 + c] === 0 && coef[48 + c] === 0 && coef[56 + c] === 0) {
       const dc = coef[c] * 4;
       for (let r = 0; r < 8; r++) ws[8 * r + c] = dc;
       continue;
     }
-    let z2 = coef[16 + c], z3 = coef[48 + c];
-    let z1 = (z2 + z3) * F0_541;
-    let tmp2 = z1 - z3 * F1_847;
-    let tmp3 = z1 + z2 * F0_765;
-    z2 = coef[c];
-    z3 = coef[32 + c];
-    let tmp0 = (z2 + z3) * 8192;
-    let tmp1 = (z2 - z3) * 8192;
-    const t10 = tmp0 + tmp3, t13 = tmp0 - tmp3, t11 = tmp1 + tmp2, t12 = tmp1 - tmp2;
-    tmp0 = coef[56 + c];
-    tmp1 = coef[40 + c];
-    tmp2 = coef[24 + c];
-    tmp3 = coef[8 + c];
-    z1 = tmp0 + tmp3;
-    z2 = tmp1 + tmp2;
-    z3 = tmp0 + tmp2;
-    let z4 = tmp1 + tmp3;
-    const z5 = (z3 + z4) * F1_175;
-    tmp0 *= F0_298;
-    tmp1 *= F2_053;
-    tmp2 *= F3_072;
-    tmp3 *= F1_501;
-    z1 *= -F0_899;
-    z2 *= -F2_562;
-    z3 = z3 * -F1_961 + z5;
-    z4 = z4 * -F0_390 + z5;
-    tmp0 += z1 + z3;
-    tmp1 += z2 + z4;
-    tmp2 += z2 + z3;
-    tmp3 += z1 + z4;
-    ws[c] = (t10 + tmp3 + 1024) >> 11;
-    ws[56 + c] = (t10 - tmp3 + 1024) >> 11;
-    ws[8 + c] = (t11 + tmp2 + 1024) >> 11;
-    ws[48 + c] = (t11 - tmp2 + 1024) >> 11;
-    ws[16 + c] = (t12 + tmp1 + 1024) >> 11;
-    ws[40 + c] = (t12 - tmp1 + 1024) >> 11;
-    ws[24 + c] = (t13 + tmp0 + 1024) >> 11;
-    ws[32 + c] = (t13 - tmp0 + 1024) >> 11;
+    islowPass(coef, c, 8, ws, c, 8, 11);
   }
   const clamp = (v: number) => (v < -128 ? 0 : v > 127 ? 255 : v + 128);
   for (let r = 0; r < 8; r++) {
@@ -104,43 +114,8 @@ export function idctIslow(coef: Int32Array, out: Uint8Array): void {
       out.fill(clamp((ws[o] + 16) >> 5), o, o + 8);
       continue;
     }
-    let z2 = ws[o + 2], z3 = ws[o + 6];
-    let z1 = (z2 + z3) * F0_541;
-    let tmp2 = z1 - z3 * F1_847;
-    let tmp3 = z1 + z2 * F0_765;
-    let tmp0 = (ws[o] + ws[o + 4]) * 8192;
-    let tmp1 = (ws[o] - ws[o + 4]) * 8192;
-    const t10 = tmp0 + tmp3, t13 = tmp0 - tmp3, t11 = tmp1 + tmp2, t12 = tmp1 - tmp2;
-    tmp0 = ws[o + 7];
-    tmp1 = ws[o + 5];
-    tmp2 = ws[o + 3];
-    tmp3 = ws[o + 1];
-    z1 = tmp0 + tmp3;
-    z2 = tmp1 + tmp2;
-    z3 = tmp0 + tmp2;
-    let z4 = tmp1 + tmp3;
-    const z5 = (z3 + z4) * F1_175;
-    tmp0 *= F0_298;
-    tmp1 *= F2_053;
-    tmp2 *= F3_072;
-    tmp3 *= F1_501;
-    z1 *= -F0_899;
-    z2 *= -F2_562;
-    z3 = z3 * -F1_961 + z5;
-    z4 = z4 * -F0_390 + z5;
-    tmp0 += z1 + z3;
-    tmp1 += z2 + z4;
-    tmp2 += z2 + z3;
-    tmp3 += z1 + z4;
-    // CONST_BITS + PASS1_BITS + 3 = 18
-    out[o] = clamp((t10 + tmp3 + 131072) >> 18);
-    out[o + 7] = clamp((t10 - tmp3 + 131072) >> 18);
-    out[o + 1] = clamp((t11 + tmp2 + 131072) >> 18);
-    out[o + 6] = clamp((t11 - tmp2 + 131072) >> 18);
-    out[o + 2] = clamp((t12 + tmp1 + 131072) >> 18);
-    out[o + 5] = clamp((t12 - tmp1 + 131072) >> 18);
-    out[o + 3] = clamp((t13 + tmp0 + 131072) >> 18);
-    out[o + 4] = clamp((t13 - tmp0 + 131072) >> 18);
+    islowPass(ws, o, 1, row, 0, 1, 18);
+    for (let k = 0; k < 8; k++) out[o + k] = clamp(row[k]);
   }
 }
 
