@@ -19,6 +19,7 @@ import '../../probe.ts'; // sharp.cache(false): no decoded plaintext kept in lib
 import { FORMAT_LABEL, article } from '../../sniff.ts';
 import { noAnswer, type AnalyseInput, type AnalyseOptions, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
 import { ZIGZAG, parseJpeg, type JpegProcess, type JpegStructure, type QuantTable } from '../jpeg-structure.ts';
+import { DCT_BASIS, IJG_CHROMA, IJG_LUMA, scaledTable } from '../jpeg-tables.ts';
 
 const NAME = 'camera_fingerprint';
 
@@ -80,16 +81,6 @@ export interface CameraFingerprint {
 
 // --- quantisation tables -------------------------------------------------------------------
 
-/** ITU T.81 Annex K.1, natural order: the tables of libjpeg (IJG) and most of its descendants. */
-const IJG_LUMA = [
-  16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51,
-  87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101,
-  72, 92, 95, 98, 112, 100, 103, 99,
-];
-const IJG_CHROMA = [
-  17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99,
-  99, 99, 99, ...new Array<number>(32).fill(99),
-];
 /** mozjpeg's default (its table set 3, by N. Robidoux), used for luminance and chrominance. */
 const MOZJPEG_DEFAULT = [
   16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135, 18, 27, 31, 40, 53,
@@ -100,17 +91,6 @@ const MOZJPEG_DEFAULT = [
 const FAMILY_IJG = 'libjpeg (IJG) standard tables';
 const FAMILY_MOZJPEG = 'mozjpeg default tables';
 const FAMILY_CUSTOM = 'custom tables (camera firmware, Photoshop or another encoder)';
-
-/** The libjpeg quality -> percentage scaling (jpeg_quality_scaling, integer arithmetic). */
-function qualityScale(q: number): number {
-  return q < 50 ? Math.floor(5000 / q) : 200 - 2 * q;
-}
-
-/** A base table scaled for quality q the way libjpeg does (jpeg_add_quant_table). */
-export function scaledTable(base: readonly number[], q: number, baseline = true): number[] {
-  const scale = qualityScale(q);
-  return base.map((b) => Math.min(baseline ? 255 : 32767, Math.max(1, Math.floor((b * scale + 50) / 100))));
-}
 
 const sameTable = (a: readonly number[], b: readonly number[]) => a.every((v, i) => v === b[i]);
 
@@ -199,12 +179,6 @@ export interface DoubleCompression {
 
 const unknownDq = (note: string): DoubleCompression => ({ doubleCompressed: null, confidence: null, firstQuality: null, firstFamily: null, stats: null, note });
 
-// orthonormal 8-point DCT-II basis (the JPEG FDCT scaling): BASIS[u * 8 + x]
-const BASIS = new Float64Array(64);
-for (let u = 0; u < 8; u++) {
-  for (let x = 0; x < 8; x++) BASIS[u * 8 + x] = (u === 0 ? Math.SQRT1_2 : 1) * 0.5 * Math.cos(((2 * x + 1) * u * Math.PI) / 16);
-}
-
 /**
  * Histograms of |round(F / q2)| for each examined frequency, over the 8x8 blocks of `y`
  * whose top-left corner is at (ox + 8i, oy + 8j). Blocks with a clipped sample are skipped.
@@ -235,7 +209,7 @@ function blockHistograms(y: Float32Array, clip: Uint8Array, w: number, h: number
         for (let col = 0; col <= maxCol; col++) {
           let acc = 0;
           const b = col * 8;
-          for (let xx = 0; xx < 8; xx++) acc += y[base + xx] * BASIS[b + xx];
+          for (let xx = 0; xx < 8; xx++) acc += y[base + xx] * DCT_BASIS[b + xx];
           rowT[yy * 8 + col] = acc;
         }
       }
@@ -243,7 +217,7 @@ function blockHistograms(y: Float32Array, clip: Uint8Array, w: number, h: number
         const r = rows[p] * 8;
         const c = cols[p];
         let f = 0;
-        for (let yy = 0; yy < 8; yy++) f += BASIS[r + yy] * rowT[yy * 8 + c];
+        for (let yy = 0; yy < 8; yy++) f += DCT_BASIS[r + yy] * rowT[yy * 8 + c];
         const k = Math.abs(Math.round(f / steps[p]));
         if (k <= KMAX) hist[p][k]++;
       }

@@ -178,7 +178,6 @@ function readPixels(img: PixelImage, withSpa: boolean): StegoVerdict {
 function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share = 1): StegoVerdict {
   const floorDecides = view === 'whole';
   const cc = colourChannels(img);
-  const opts = { samplePairs: withSpa };
   const estimates = analysers.filter((a) => (withSpa || a !== samplePairs) && (floorDecides || a !== chiSquare)).map((a) => a.analyse(img));
   const chi = estimates.find((e) => e.method === 'chi_square') ?? { method: 'chi_square', rate: null, score: null, detected: null };
   const ws = estimates.find((e) => e.method === 'weighted_stego') as StegoEstimate;
@@ -195,7 +194,7 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   // content-dependent one, or WS is broken by the content, only the RS/SPA agreement test below
   // can decide: SPA runs then.
   const rsEst = estimates.find((e) => e.method === 'rs');
-  if (opts.samplePairs === false && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ((ws.score > wsLeans && ws.score <= wsThreshold) || wsBroken)) {
+  if (!withSpa && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ((ws.score > wsLeans && ws.score <= wsThreshold) || wsBroken)) {
     estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
     notes.push('Sample Pairs run to settle RS against WS');
   }
@@ -244,7 +243,7 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   if (noiseLike) notes.push(`the picture's LSB plane is already noise-like (neighbouring LSBs agree ${fmt(agreement, 3)}), where RS and SPA read high on clean pictures`);
   if (over) notes.push(`WS ${ws.score === null ? 'gave no answer' : `estimate ${fmt(ws.score)}`}, confirming above ${fmt(wsThreshold)} at this LSB agreement (${fmt(agreement, 3)}) and half the RS/SPA estimate`);
   if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp${chiCounts ? '' : ', more than the histogram pairs allow'}`);
-  if (structural.length === 1) notes.push(opts.samplePairs === false && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
+  if (structural.length === 1) notes.push(!withSpa && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
   if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above the threshold: both read the same payload`);
   // on the busy pixels alone both families must read BUSY_MARGIN times the threshold: antialiased

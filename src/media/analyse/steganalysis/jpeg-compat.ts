@@ -15,6 +15,7 @@
 // left out, as are flat blocks (any table rebuilds them). Any doubt
 // (another decoder's inverse DCT, quality 100 where the lattice is too fine, a resize) makes
 // blocks fail to rebuild, which only takes the verdict back to the usual methods.
+import { DCT_BASIS, IJG_LUMA, scaledTable } from '../jpeg-tables.ts';
 import { colourChannels } from './common.ts';
 import type { PixelImage } from './types.ts';
 
@@ -119,23 +120,19 @@ export function idctIslow(coef: Int32Array, out: Uint8Array): void {
   }
 }
 
-// orthonormal 8-point DCT basis: B[u][x] = C(u)/2 cos((2x+1) u pi / 16)
-const BASIS = new Float64Array(64);
-for (let u = 0; u < 8; u++) for (let x = 0; x < 8; x++) BASIS[8 * u + x] = (u === 0 ? Math.SQRT1_2 : 1) * 0.5 * Math.cos(((2 * x + 1) * u * Math.PI) / 16);
-
 /** The JPEG forward DCT of a level-shifted 8x8 block (row-major) into `out`. */
 function fdct(block: Float64Array, tmp: Float64Array, out: Float64Array): void {
   for (let r = 0; r < 8; r++) {
     for (let u = 0; u < 8; u++) {
       let s = 0;
-      for (let x = 0; x < 8; x++) s += BASIS[8 * u + x] * block[8 * r + x];
+      for (let x = 0; x < 8; x++) s += DCT_BASIS[8 * u + x] * block[8 * r + x];
       tmp[8 * r + u] = s;
     }
   }
   for (let u = 0; u < 8; u++) {
     for (let v = 0; v < 8; v++) {
       let s = 0;
-      for (let y = 0; y < 8; y++) s += BASIS[8 * v + y] * tmp[8 * y + u];
+      for (let y = 0; y < 8; y++) s += DCT_BASIS[8 * v + y] * tmp[8 * y + u];
       out[8 * v + u] = s;
     }
   }
@@ -203,24 +200,16 @@ function estimateStep(dcts: Float64Array, n: number, k: number): number {
   return 1;
 }
 
-// The IJG luminance table (JPEG spec K.1), scaled by libjpeg's quality setting: what libjpeg,
-// libjpeg-turbo, mozjpeg and the programs built on them write, and close to what most others do.
-const IJG_LUMA = [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99];
-function ijgTable(quality: number): number[] {
-  const scale = quality < 50 ? Math.floor(5000 / quality) : 200 - 2 * quality;
-  return IJG_LUMA.map((t) => Math.min(255, Math.max(1, Math.floor((t * scale + 50) / 100))));
-}
-
 /**
  * The quantisation tables the sample's DCT coefficients may sit on: the IJG tables that the most
  * frequencies fit, then the coarsest of them with each frequency it does not fit estimated on its
- * own (tables close to IJG's: cameras, other encoders). A frequency whose coefficients are rare is where a table read from
- * the coefficients alone goes wrong; the IJG scaling fills those in.
+ * own (tables close to IJG's: cameras, other encoders). A frequency whose coefficients are rare
+ * is where a table read from the coefficients alone goes wrong; the IJG scaling fills those in.
  */
 function estimateTables(dcts: Float64Array, n: number): number[][] {
   let bases: number[][] = [], most = IJG_FITS - 1;
   for (let quality = 1; quality <= 100; quality++) {
-    const table = ijgTable(quality);
+    const table = scaledTable(IJG_LUMA, quality);
     if (table[0] < 2) break; // steps of 1 fit anything: no longer a reading
     let fits = 0;
     for (let k = 0; k < 64; k++) if (fitShare(dcts, n, k, table[k]) >= FIT_SHARE) fits++;
