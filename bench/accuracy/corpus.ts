@@ -4,7 +4,8 @@
 // a held-out half (every figure reported comes from it) by a fixed hash of the picture's group,
 // so that tiles of one panorama or a stereo pair never sit on both sides. That split is round 1;
 // round 2's pictures (the manifest's `round` column), added once round 1's held-out half had been
-// looked at while tuning, are all held out: a fresh set nobody tuned on.
+// looked at while tuning, are all held out: a fresh set nobody tuned on. Round 3 is the same again,
+// added once round 2 had been looked at while tuning: held out whole, blind.
 //
 // 'jpeg-png' pictures are made here: every camera JPEG decoded and saved as PNG, the way
 // pictures often reach people (a JPEG re-saved losslessly). They share their source's group.
@@ -22,8 +23,11 @@ const run = promisify(execFile);
 export type PictureClass = 'camera' | 'astronomy' | 'artwork' | 'screenshot' | 'jpeg-png';
 export const PICTURE_CLASSES: readonly PictureClass[] = ['camera', 'jpeg-png', 'astronomy', 'artwork', 'screenshot'];
 export type Half = 'calibration' | 'held-out';
-export type Round = 1 | 2;
-export const ROUNDS: readonly Round[] = [1, 2];
+export type Round = 1 | 2 | 3;
+export const ROUNDS: readonly Round[] = [1, 2, 3];
+/** rounds added after tuning had looked at the ones before: all held out, no calibration half */
+const HELD_OUT_ROUNDS: ReadonlySet<Round> = new Set([2, 3]);
+const isRound = (v: string): boolean => ROUNDS.some((r) => String(r) === v);
 
 export interface CorpusPicture {
   /** first 16 hex digits of the source file's sha256 ('<id>-png' for a jpeg-png picture) */
@@ -38,7 +42,7 @@ export interface CorpusPicture {
   width: number;
   height: number;
   half: Half;
-  /** the manifest round the picture came in (round 2 is all held out) */
+  /** the manifest round the picture came in (rounds 2 and 3 are all held out) */
   round: Round;
   /** the cached file */
   file: string;
@@ -48,22 +52,23 @@ const MANIFEST = new URL('./manifest.tsv', import.meta.url);
 export const CACHE_DIR = process.env.OBSCURA_CORPUS_CACHE ?? path.resolve(new URL('../..', import.meta.url).pathname, '.cache/corpus');
 const SPLIT_SALT = 'obscura-accuracy-split-v1:';
 
-/** `--round=1|2` of the bench's command lines: only that round's pictures; none: every round.
- *  Round 2 is all held out, so it has no calibration half. */
+/** `--round=1|2|3` of the bench's command lines: only that round's pictures; none: every round.
+ *  Rounds 2 and 3 are all held out, so they have no calibration half. */
 export function parseRound(value: string | undefined, half: Half): Round | undefined {
   if (value === undefined) return undefined;
-  if (value !== '1' && value !== '2') throw new Error(`--round is 1 or 2, not '${value}'`);
-  if (value === '2' && half === 'calibration') throw new Error('--round=2 has no calibration half: every round-2 picture is held out');
-  return Number(value) as Round;
+  if (!isRound(value)) throw new Error(`--round is 1, 2 or 3, not '${value}'`);
+  const round = Number(value) as Round;
+  if (HELD_OUT_ROUNDS.has(round) && half === 'calibration') throw new Error(`--round=${round} has no calibration half: every round-${round} picture is held out`);
+  return round;
 }
 
 /** "held-out half" or "held-out half, round 2": what a table was made on. */
 export const scopeOf = (half: Half, round?: Round) => `${half} half${round ? `, round ${round}` : ''}`;
 
 /** The fixed split: round 1 by the first bit of a salted hash of the group (half of the groups);
- *  every round-2 picture is held out. */
+ *  every round-2 and round-3 picture is held out. */
 export function halfOf(group: string, round: Round = 1): Half {
-  if (round === 2) return 'held-out';
+  if (HELD_OUT_ROUNDS.has(round)) return 'held-out';
   return createHash('sha256').update(SPLIT_SALT + group).digest()[0] < 128 ? 'held-out' : 'calibration';
 }
 
@@ -88,8 +93,8 @@ export async function readManifest(): Promise<Row[]> {
   const cols = head.split('\t');
   return body.map((l) => {
     const f = Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v]));
-    const round = Number(f.round);
-    if (round !== 1 && round !== 2) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (1 or 2)`);
+    if (!isRound(f.round)) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (1, 2 or 3)`);
+    const round = Number(f.round) as Round;
     return { id: f.id, cls: f.class as Row['cls'], group: f.group, pkg: f.package, version: f.version, path: f.path, width: +f.width, height: +f.height, format: f.format, sha256: f.sha256, licence: f.licence, round };
   });
 }

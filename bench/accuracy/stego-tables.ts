@@ -8,8 +8,10 @@
 // way the analysis product runs it (a JPEG gets no LSB analysis: its pixels are lossy).
 //
 // npm run bench -- accuracy (bench/accuracy/index.ts) prints them; alone:
-// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--round=1|2] [--max-side=512] [--jobs=2]
-//                                     [--seed=1] [--limit=<pictures>] [--covers=<covers>]
+// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--round=1|2|3] [--max-side=512] [--jobs=2]
+//                                     [--seed=1] [--limit=<pictures>] [--covers=<covers>] [--make-only]
+// --make-only makes (or finds cached) the stego files of those covers and judges nothing: it warms
+// the cache of a blind round without anyone seeing a figure of it.
 // (the tools come with `bash deploy/setup.sh --bench`, which npm run bench runs)
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -132,6 +134,71 @@ async function pool<T>(items: readonly T[], jobs: number, fn: (item: T, i: numbe
   }));
 }
 
+/** The covers of the stego half of the tables. A jpeg-png picture is its camera JPEG's pixels, so
+ *  the covers are every picture but those (the camera JPEG decoded is the same cover). */
+function coversOf(pictures: readonly CorpusPicture[], count?: number): CorpusPicture[] {
+  const eligible = pictures.filter((p) => p.cls !== 'jpeg-png');
+  // --covers: a spread over the whole list (every class), not its first entries
+  const step = count && count < eligible.length ? eligible.length / count : 1;
+  return step === 1 ? eligible : Array.from({ length: count! }, (_, k) => eligible[Math.floor(k * step)]);
+}
+
+/** --make-only: makes (or finds in the cache) every stego file the tables would judge, with the
+ *  same covers, indexes and seeds, and judges nothing: it warms the cache of a round that must
+ *  stay blind. Returns counts and times only. */
+export async function makeStegoOnly(opts: Omit<StegoTablesOptions, 'judge'> = {}): Promise<string> {
+  const half = opts.half ?? 'held-out';
+  const maxSide = opts.maxSide ?? 512;
+  const jobs = opts.jobs ?? 2;
+  const seed = opts.seed ?? 1;
+  const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const t0 = performance.now();
+  const loaded = await loadCorpus({ half, round: opts.round, log });
+  const covers = coversOf(opts.limit ? loaded.slice(0, opts.limit) : loaded, opts.covers);
+  const tLoaded = performance.now();
+  let made = 0, cached = 0, overCapacity = 0, failed = 0, badCovers = 0, done = 0;
+  const toolMs = new Map<string, number>();
+  await pool(covers, jobs, async (p, i) => {
+    let cover;
+    try {
+      cover = await coverFromFile(p.id, p.file, i, maxSide);
+    } catch (e) {
+      badCovers++;
+      log(`cover ${p.id}: ${(e as Error).message.split('\n')[0]}`);
+      return;
+    }
+    await cleanCoverFile(cover, 'png');
+    await cleanCoverFile(cover, 'jpeg');
+    for (const tool of TOOLS) {
+      for (const rate of RATES) {
+        const t = performance.now();
+        const fresh = !stegoCached(cover, tool, rate, seed);
+        let m: Made;
+        try {
+          m = await makeStego(cover, tool, rate, seed);
+        } catch (e) {
+          failed++;
+          log(`${tool} ${rate} on ${p.id}: ${(e as Error).message.split('\n')[0]}`);
+          continue;
+        }
+        if (fresh) { made++; toolMs.set(tool, (toolMs.get(tool) ?? 0) + performance.now() - t); } else cached++;
+        if (m.status === 'over-capacity') overCapacity++;
+        else if (m.status !== 'ok') failed++;
+      }
+    }
+    done++;
+    if (done % 10 === 0 || done === covers.length) {
+      const el = (performance.now() - tLoaded) / 1000;
+      log(`stego-tables --make-only: ${done}/${covers.length} covers, ${el.toFixed(0)} s, about ${((el / done) * (covers.length - done)).toFixed(0)} s left`);
+    }
+  });
+  const s = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  return `Stego files for the ${scopeOf(half, opts.round)} of the outside corpus (made only, nothing judged): ` +
+    `${done} of ${covers.length} covers (${badCovers} not decoded), ${TOOLS.length} tools x ${RATES.length} rates each: ` +
+    `${made} made, ${cached} from the cache; ${overCapacity} over the tool's capacity, ${failed} failed\n` +
+    `times: loading the corpus ${s(tLoaded - t0)}, making ${s(performance.now() - tLoaded)} with ${jobs} at once; per tool: ${[...toolMs].map(([t, ms]) => `${t} ${s(ms)}`).join(', ') || 'all from the cache'}\n`;
+}
+
 /** stegoTables(judge?, options?) or stegoTables(options?) with options.judge; the judge defaults
  *  to the hidden-content detector on the file (productJudge). */
 export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: StegoTablesOptions): Promise<Tables> {
@@ -165,12 +232,8 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
   });
   const tClean = performance.now();
 
-  // ---- 2. stego in the same pictures. A jpeg-png picture is its camera JPEG's pixels, so the
-  // covers are every picture but those (the camera JPEG decoded is the same cover).
-  const eligible = pictures.filter((p) => p.cls !== 'jpeg-png');
-  // --covers: a spread over the whole list (every class), not its first entries
-  const step = opts.covers && opts.covers < eligible.length ? eligible.length / opts.covers : 1;
-  const covers = step === 1 ? eligible : Array.from({ length: opts.covers! }, (_, k) => eligible[Math.floor(k * step)]);
+  // ---- 2. stego in the same pictures
+  const covers = coversOf(pictures, opts.covers);
   const cleanPng = newDet('clean covers (PNG)');
   const cleanJpeg = newDet('clean covers (JPEG q90)');
   const rows = new Map<string, DetRow>();
@@ -265,7 +328,7 @@ export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: Stego
   if (half === 'calibration' && flagged.size) text += await flaggedList(flagged);
 
   const coverN = covers.length;
-  const allCovers = eligible.length;
+  const allCovers = pictures.filter((p) => p.cls !== 'jpeg-png').length;
   text += `\nDetection: ${coverN < allCovers ? `${coverN} of ${allCovers} (evenly spread over the list)` : coverN} covers (every picture of the half but the jpeg-png ones, which are their camera JPEGs' pixels), decoded, made RGB, ${scaled} of them downscaled to ${maxSide} px on the long side (Lanczos) before embedding; seed ${seed}.\n` +
     'bpp = payload bits / (width x height); "real bpp" = what the tool says it embedded (payload and its header) per pixel, where it says it. steghide: BMP cover, -Z, passphrase; stegosuite: PNG cover (even covers) or BMP (odd), both back to PNG; outguess: JPEG q90 cover, -p 90.\n';
   text += `${'covers'.padEnd(26)}${'n'.padStart(5)}${'n/a'.padStart(6)}${'standard'.padStart(10)}${'deep'.padStart(9)}${'weak(std)'.padStart(11)}${'no answer'.padStart(11)}${'real bpp'.padStart(10)}\n`;
@@ -357,6 +420,10 @@ export async function run(args: string[]): Promise<void> {
   if (half !== 'held-out' && half !== 'calibration') throw new Error('--half is calibration or held-out');
   const round = parseRound(arg('round'), half);
   const num = (k: string) => (arg(k) === undefined ? undefined : Number(arg(k)));
+  if (args.includes('--make-only')) {
+    process.stdout.write(await makeStegoOnly({ half, round, maxSide: num('max-side'), jobs: num('jobs'), seed: num('seed'), limit: num('limit'), covers: num('covers') }));
+    return;
+  }
   const { text, goals } = await stegoTables({ half, round, maxSide: num('max-side'), jobs: num('jobs'), seed: num('seed'), limit: num('limit'), covers: num('covers') });
   process.stdout.write(text);
   process.stdout.write(`\ngoals (issue 23; they count on the held-out half${half === 'held-out' ? '' : ': THIS IS THE CALIBRATION HALF, for tuning only'}):\n`);
