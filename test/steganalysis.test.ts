@@ -4,7 +4,7 @@
 // per-method `rate` is per colour sample (x 3 for RGB).
 import path from 'node:path';
 import sharp from 'sharp';
-import { analyseLsb, chiSquare, rs, samplePairs, type PixelImage } from '../src/media/analyse/steganalysis/index.ts';
+import { analyseLsb, chiSquare, histogramPairs, rs, samplePairs, type PixelImage } from '../src/media/analyse/steganalysis/index.ts';
 import { chiSquareSurvival } from '../src/media/analyse/steganalysis/chi-square.ts';
 import { embedLsbReplacement } from '../src/media/analyse/steganalysis/naive-lsb.ts';
 import { rsCounts } from '../src/media/analyse/steganalysis/rs.ts';
@@ -66,6 +66,47 @@ test("histogram pairs: a photo's smooth histogram says nothing; a palette pictur
   }
 });
 
+// A grey picture stored as RGB holds each count three times: a clipping spike's one-sided pair is
+// one reading, not the three pairs a floor needs (a telescope frame of round 2 was graded D so).
+test('histogram pairs: a grey picture stored as RGB reads its one-sided pair once', (t) => {
+  const w = 400;
+  const h = 300;
+  const grey = new Uint8Array(w * h);
+  let seed = 5;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  for (let i = 0; i < grey.length; i++) grey[i] = i % 50 === 0 ? (rand() < 0.05 ? 200 : 201) : 20 + Math.floor(rand() * 160);
+  const rgb = new Uint8Array(w * h * 3);
+  for (let i = 0; i < grey.length; i++) rgb[3 * i] = rgb[3 * i + 1] = rgb[3 * i + 2] = grey[i];
+  const one = histogramPairs({ data: grey, width: w, height: h, channels: 1 });
+  const three = histogramPairs({ data: rgb, width: w, height: h, channels: 3 });
+  t.is(one.floor, null);
+  t.is(three.floor, null, `floor ${three.floor} on ${three.floorPairs} pairs`);
+  t.is(three.floorPairs, one.floorPairs);
+  // channels that differ are three readings: the same spike drawn for each channel reads a floor
+  const colour = rgb.slice();
+  for (let i = 0; i < grey.length; i++) for (let c = 1; c < 3; c++) colour[3 * i + c] = i % 50 === 0 ? (rand() < 0.05 + (c - 1.5) / 100 ? 200 : 201) : 20 + Math.floor(rand() * 160);
+  const spread = histogramPairs({ data: colour, width: w, height: h, channels: 3 });
+  t.true(spread.floor !== null && spread.floor > 0.05 && spread.floor < 0.15, `floor ${spread.floor} on ${spread.floorPairs} pairs`);
+});
+
+// RS or SPA reading above 1 (every sample carrying a bit, and more) is no payload: the picture
+// breaks their cover model, and the other one is not trusted alone there (a crop of a telescope
+// dark frame of round 2 read RS 1.9, and SPA and WS high enough for a D).
+test('RS or SPA above 1 is no answer, and leaves no verdict from the other alone', async (t) => {
+  const { data, info } = await sharp(path.join(ROOT, 'test/fixtures/outside/munipack-m51_dark-crop.png')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const img: PixelImage = { data: new Uint8Array(data), width: info.width, height: info.height, channels: info.channels as 3 };
+  const r = rs.analyse(img);
+  t.is(r.rate, null);
+  t.is(r.broken, true);
+  t.regex(r.notes?.join(' ') ?? '', /above 1, which no payload can read/);
+  for (const spa of [false, true]) {
+    const v = analyseLsb(img, { samplePairs: spa });
+    t.not(v.evidence, 'strong', v.notes.join('; '));
+    t.not(v.suspected, true);
+    t.regex(v.notes.join(' '), /breaks their cover model/);
+  }
+});
+
 test('naive LSB replacement at 0.2 and 0.4 bpp is detected; RS and SPA estimate 0.2 bpp within 0.05', (t) => {
   let seed = 1;
   for (const [name, img] of covers) {
@@ -110,7 +151,10 @@ test('a tiny image gets no answer (null), never "clean"', async (t) => {
 });
 
 test('a flat image, even with noise confined to its LSBs, gets no answer from RS and SPA', (t) => {
-  const flat: PixelImage = { data: new Uint8Array(256 * 256 * 3).fill(128), width: 256, height: 256, channels: 3 };
+  // one flat colour (a flat grey is one channel's reading: see the grey test above)
+  const data = new Uint8Array(256 * 256 * 3);
+  for (let i = 0; i < data.length; i += 3) [data[i], data[i + 1], data[i + 2]] = [128, 64, 200];
+  const flat: PixelImage = { data, width: 256, height: 256, channels: 3 };
   const noisy = embedLsbReplacement(flat, 3, 5); // every LSB random: only the LSB plane varies
   // the flat one's pairs of values are one-sided: no payload could have left them so (the
   // histogram pairs answer); with every LSB random nothing can tell

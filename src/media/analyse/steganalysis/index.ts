@@ -12,8 +12,9 @@
 // bound any LSB-replacement rate from above, and in flat or palette-like pictures they read the
 // payload's own floor. Evidence is
 // - strong (suspected: true) when the histogram pairs read a floor above 0.025 per sample that
-//   WS and RS do not both contradict (each under a third of it: the picture's own one-sided
-//   pairs, a clipping spike or a stretched sky; then the rules below decide); or
+//   WS and the RS/SPA mean do not both contradict (each under a third of it: the picture's own
+//   one-sided pairs, a clipping spike or a stretched sky; then the rules below decide; SPA runs
+//   when RS alone keeps the floor alive); or
 //   when the RS/SPA mean, capped by the pairs' bound, exceeds the threshold and WS confirms it:
 //   above its own threshold, which depends on the picture's LSB plane (content.ts: from 0.015
 //   per sample on plainly structured pictures to 0.035 on noise-like ones), or above 2/3 of the
@@ -24,14 +25,17 @@
 //   below zero (< -0.1) on structured content is broken by it: RS and SPA then decide alone, and
 //   only when they agree with each other (SPA runs at standard depth too, to settle it); or
 //   when WS reads over the base threshold and the RS/SPA mean over 2/3 of it, WS at half of it
-//   at least (at 0.1 bpp RS reads under the threshold about half of the time); on noise-like
+//   at least, and RS/SPA within what the histogram pairs allow (at 0.1 bpp RS reads under the
+//   threshold about half of the time); on noise-like
 //   pictures WS at 1.5 times its bar confirms alone, since the fine noise lifts RS and SPA;
 // - weak (suspected: false, evidence 'weak') when RS/SPA (or the chi-square attack) are over
 //   but WS does not confirm, while reading at least a third of their estimate: the report
 //   mentions it as a low finding, no grade points. WS reading less than that contradicts them,
 //   and the evidence is none;
 // - none otherwise (suspected: false), and null when neither RS and SPA nor the histogram pairs
-//   can answer.
+//   can answer. RS or SPA reading above 1 (more than every sample) breaks their cover model:
+//   neither is read then (a telescope dark frame of the outside corpus's round 2 read RS 1.2 and
+//   was graded D on SPA and WS).
 // Why: RS and SPA read 0.03-0.15 per sample on clean AI-generated pictures and their resizes,
 // whose fine high-amplitude noise leaves neighbouring LSBs agreeing only about half of the
 // time (0.50-0.52, against 0.52-0.95 in camera photos, renders and screenshots), and 0.05-0.3
@@ -42,7 +46,8 @@
 //
 // Two further readings (analyseLsb): a picture not suspected on the whole, with flat areas, is
 // read again on its busy pixels alone (selection.ts: where stegosuite writes), with neither the
-// floor nor the chi-square attack deciding and both families over 1.5 times the threshold; and a
+// floor nor the chi-square attack deciding, SPA always run, both families over 1.5 times the
+// threshold and RS/SPA at most twice what the busy pixels' own pairs allow; and a
 // strong or weak verdict on a picture that is a JPEG decode block for block (jpeg-compat.ts) is
 // set aside, since LSB replacement cannot leave its blocks rebuildable.
 //
@@ -76,6 +81,10 @@ const BUSY_MARGIN = 1.5;
  *  calibration half: 0.97-1; with 0.02 bpp replaced: 0.85 at most; any other picture: no
  *  reading, or 0.76 at most). */
 const JPEG_REBUILT = 0.95;
+/** On the busy pixels alone, RS/SPA may read at most this many times the bound their histogram
+ *  pairs set (pairs.ts): stegosuite's payloads read 0.3-1 of it on the calibration half, a clean
+ *  plot with a star field (an artwork of round 2) 2.9. */
+const BUSY_BOUND = 2;
 
 /** RS and SPA count as agreeing when they differ by less than this share of their mean. */
 const RS_SPA_GAP = 0.15;
@@ -156,7 +165,8 @@ function readPixels(img: PixelImage, withSpa: boolean): StegoVerdict {
   if (whole.suspected === true) return whole;
   const sel = busyPixels(img);
   if (sel.share > BUSY_SHARE_MAX || sel.share === 0) return whole;
-  const busy = judge({ ...img, only: sel.only }, withSpa, 'busy', sel.share);
+  // SPA always runs here: antialiased edges lift RS alone, and only the RS/SPA mean holds it down
+  const busy = judge({ ...img, only: sel.only }, true, 'busy', sel.share);
   if (busy.suspected !== true) return whole;
   const cc = colourChannels(img);
   const pct = fmt(100 * sel.share, 0);
@@ -202,25 +212,36 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   // both read under a third of it (WS answering and not broken), the one-sided pairs are the
   // picture's own (a clipping spike, a stretched sky) and the floor is set aside.
   const floor = pairs.detected ? (pairs.rate as number) : 0;
+  const wsUnder = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor;
+  // RS alone over a third of the floor, WS under it: SPA settles which family the floor agrees with
+  if (wsUnder && rsEst?.score != null && rsEst.score >= WS_SHARE_WEAK * floor && !estimates.some((e) => e.method === 'sample_pairs')) {
+    estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
+    notes.push('Sample Pairs run to settle the histogram pairs\' floor');
+  }
+  const spaScore = estimates.find((e) => e.method === 'sample_pairs')?.score ?? null;
   const rsScore = rsEst?.score ?? null;
-  const floorContradicted = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor && (rsScore === null || rsScore < WS_SHARE_WEAK * floor);
-  if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS (${rsScore === null ? 'no answer' : fmt(rsScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
+  const structuralScore = rsScore === null ? spaScore : spaScore === null ? rsScore : (rsScore + spaScore) / 2;
+  const floorContradicted = wsUnder && (structuralScore === null || structuralScore < WS_SHARE_WEAK * floor);
+  if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS/SPA (${structuralScore === null ? 'no answer' : fmt(structuralScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
   if (pairs.detected && !floorContradicted && floorDecides) {
     notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})`);
     return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
   }
   const chiCounts = chi.detected === true && bound >= threshold;
-  const structural = estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
+  // a picture that breaks RS's or SPA's cover model (an estimate above 1) is not read by the other alone
+  const modelBroken = estimates.some((e) => e.broken);
+  const structural = modelBroken ? [] : estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
   if (structural.length === 0) {
+    const why = modelBroken ? 'the picture breaks their cover model' : 'image too flat';
     if (chiCounts) {
       notes.push('RS and SPA gave no answer; the chi-square attack found a sequential message');
       return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: (chi.rate as number) * cc, thresholdBpp: null, estimates, notes };
     }
     if (pairs.rate !== null) {
-      notes.push(floorContradicted ? 'RS and SPA gave no answer (image too flat); the histogram pairs\' floor was set aside (above)' : `RS and SPA gave no answer (image too flat), but the histogram pairs did: ${pairs.notes?.[1] ?? ''}, below ${fmt(FLOOR_THRESHOLD)}`);
+      notes.push(floorContradicted ? `RS and SPA gave no answer (${why}); the histogram pairs' floor was set aside (above)` : `RS and SPA gave no answer (${why}), but the histogram pairs did: ${pairs.notes?.[1] ?? ''}, below ${fmt(FLOOR_THRESHOLD)}`);
       return { suspected: false, evidence: 'none', lsbAgreement: agreement, rate: (floorContradicted ? Math.max(0, ws.score as number) : (pairs.rate as number)) * cc, thresholdBpp: FLOOR_THRESHOLD * cc, estimates, notes };
     }
-    notes.push('RS and SPA gave no answer (image too small or too flat): no verdict');
+    notes.push(modelBroken ? 'RS and SPA gave no answer (the picture breaks their cover model: an estimate above 1): no verdict' : 'RS and SPA gave no answer (image too small or too flat): no verdict');
     return { suspected: null, evidence: null, lsbAgreement: agreement, rate: null, thresholdBpp: null, estimates, notes };
   }
   const raw = structural.reduce((a, b) => a + b, 0) / structural.length;
@@ -236,7 +257,8 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   const wsConfirms = ws.score !== null && (((ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans)) && ws.score >= WS_SHARE_CONFIRMS * mean) || (noiseLike && ws.score > WS_CLEAR * wsThreshold));
   // both families near their bars on the same rate: WS over the full threshold, RS/SPA over
   // RS_NEAR of it and WS at half their estimate at least
-  const near = mean > RS_NEAR * threshold && ws.score !== null && ws.score > threshold && ws.score >= WS_SHARE_CONFIRMS * mean;
+  // (only on readings the histogram pairs allow: RS/SPA over the bound read the content)
+  const near = mean > RS_NEAR * threshold && raw <= bound && ws.score !== null && ws.score > threshold && ws.score >= WS_SHARE_CONFIRMS * mean;
   const wsContradicts = ws.score !== null && ws.score < WS_SHARE_WEAK * mean;
   if (raw > threshold && bound <= threshold) notes.push(`mean RS/SPA estimate ${fmt(raw)} per sample, but the histogram pairs allow at most ${fmt(bound)}: some pairs of values are one-sided, which a payload that large would have filled`);
   if (over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above the threshold ${fmt(threshold)}`);
@@ -247,8 +269,9 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
   if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above the threshold: both read the same payload`);
   // on the busy pixels alone both families must read BUSY_MARGIN times the threshold: antialiased
-  // edges and fine noise lift one of them at a time there
-  const bothOver = mean > BUSY_MARGIN * threshold && ws.score !== null && ws.score > BUSY_MARGIN * threshold;
+  // edges and fine noise lift one of them at a time there, and they read far past what the busy
+  // pixels' own pairs allow (a payload never does)
+  const bothOver = mean > BUSY_MARGIN * threshold && ws.score !== null && ws.score > BUSY_MARGIN * threshold && raw <= BUSY_BOUND * bound;
   const strong = ((over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || near || (chiCounts && !noiseLike)) && (view === 'whole' || bothOver);
   const weak = !strong && ((over && !wsContradicts) || chiCounts);
   if (weak) notes.push('not confirmed by WS: weak evidence');

@@ -15,6 +15,9 @@
 // Calibration (bench/accuracy, calibration half of the outside corpus): clean pictures' floors
 // were 0-0.021 or above 0.1; naive LSB replacement at 0.1 bpp (0.033 per sample) put them at
 // 0.015-0.035.
+// A channel whose pair holds the very counts of an earlier channel's (a grey picture, or a grey
+// area, stored as RGB) is the same reading again: it bounds, but it is not another pair on the
+// floor (a clipping spike of a grey telescope frame read as 3 pairs and a D in round 2).
 // Known limits (held-out half, docs/design.md, Accuracy): a picture whose own histogram has steep
 // one-sided pairs (a black clipping spike, a stretched telescope sky) can read a floor with no
 // payload (3 of 256 clean pictures): the verdict (index.ts) sets such a floor aside when WS and
@@ -66,8 +69,10 @@ export function histogramPairs(img: PixelImage): PairReading {
       const n = a + b;
       if (n < MIN_PAIR) continue;
       const small = Math.min(a, b);
-      pairs.push({ small, n, ratio: (2 * small) / n });
       bound = Math.min(bound, (2 * (small + BOUND_SIGMAS * Math.sqrt(Math.max(small, 1)))) / n);
+      // a channel holding the very counts of an earlier one (a grey picture stored as RGB) is
+      // the same reading again, not a second pair on the floor
+      if (!sameAsEarlierChannel(hist, c, k)) pairs.push({ small, n, ratio: (2 * small) / n });
     }
   }
   if (pairs.length < FLOOR_PAIRS) return { bound, floor: null, floorPairs: 0, floorShare: 0 };
@@ -90,6 +95,11 @@ export function histogramPairs(img: PixelImage): PairReading {
   const floorShare = n / counted;
   const says = k >= FLOOR_PAIRS && floorShare >= FLOOR_SHARE && floor < FLOOR_MAX;
   return { bound, floor: says ? floor : null, floorPairs: k, floorShare };
+}
+
+function sameAsEarlierChannel(hist: Float64Array, c: number, k: number): boolean {
+  for (let d = 0; d < c; d++) if (hist[d * 256 + 2 * k] === hist[c * 256 + 2 * k] && hist[d * 256 + 2 * k + 1] === hist[c * 256 + 2 * k + 1]) return true;
+  return false;
 }
 
 export function createHistogramPairs(): Steganalyser {

@@ -165,6 +165,8 @@ export function createRs(options: RsOptions = {}): Steganalyser {
       }
       const fit = rsFromCounts(k);
       if (fit.p === null) return noAnswer('rs', ...fit.notes);
+      // no payload reads above 1 (every sample): the picture breaks RS's cover model
+      if (fit.p > 1) return { ...noAnswer('rs', ...fit.notes, `p = ${fmt(fit.p)}: above 1, which no payload can read: the picture breaks the cover model`), broken: true };
       return {
         method: 'rs',
         rate: Math.min(1, Math.max(0, fit.p)),

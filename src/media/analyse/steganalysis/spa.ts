@@ -161,6 +161,8 @@ export function createSpa(options: SpaOptions = {}): Steganalyser {
         return noAnswer('sample_pairs', `too few textured sample pairs (${fit.texturedPairs} < ${o.minTexturedPairs}): image too small or too flat`);
       }
       if (fit.p === null) return noAnswer('sample_pairs', ...fit.notes);
+      // no payload reads above 1 (every sample): the picture breaks SPA's cover model
+      if (fit.p > 1) return { ...noAnswer('sample_pairs', ...fit.notes, `p = ${fmt(fit.p)}: above 1, which no payload can read: the picture breaks the cover model`), broken: true };
       const rate = Math.min(1, Math.max(0, fit.p));
       return {
         method: 'sample_pairs',

@@ -34,6 +34,9 @@ export interface StegoEstimate {
   score: number | null;
   /** null = no answer, never "clean" */
   detected: boolean | null;
+  /** set with no answer when the picture breaks the method's cover model (an estimate above 1,
+   *  which no payload gives): then the other structural method is not trusted alone either */
+  broken?: true;
   notes?: string[];
 }
 
