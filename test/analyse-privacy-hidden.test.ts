@@ -138,6 +138,20 @@ test('a zip appended to a JPEG is found and named; a PDF inside a private PNG ch
     t.is(q.verdict!.suspected, suspected, JSON.stringify(q.findings));
     if (suspected === null) t.truthy(q.findings.find((f) => f.severity === 'info' && /of padding follows? the end of the image/.test(f.label)), JSON.stringify(q.findings));
   }
+  // XMP in an APP1 named "XMP\0://ns.adobe.com/xap/1.0/" (as in scikit-learn's flower photo, round
+  // 3 of the outside corpus) is XMP when it holds a packet; the same name on other bytes is not
+  for (const [body, unusual] of [['<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/">' + ' '.repeat(8000) + '</x:xmpmeta><?xpacket end="w"?>', false], ['PK\x03\x04' + 'z'.repeat(8000), true]] as const) {
+    const payload = Buffer.concat([Buffer.from('XMP\0://ns.adobe.com/xap/1.0/\0', 'latin1'), Buffer.from(body, 'latin1')]);
+    const app1 = Buffer.alloc(4 + payload.length);
+    app1.writeUInt16BE(0xffe1, 0);
+    app1.writeUInt16BE(payload.length + 2, 2);
+    payload.copy(app1, 4);
+    const named = path.join(dir, 'xmp.jpg');
+    writeFileSync(named, Buffer.concat([jpg.subarray(0, 2), app1, jpg.subarray(2)]));
+    const x = await run(hiddenContentDetector, named, dir);
+    t.deepEqual(x.verdict!.unusual_chunks.map((u) => u.type), unusual ? ['APP1:XMP'] : [], JSON.stringify(x.findings));
+    t.is(x.verdict!.suspected, unusual ? true : null, JSON.stringify(x.findings));
+  }
   // the plain JPEG: structure clean, but its pixels cannot be checked: no answer, not "clean"
   const plain = path.join(dir, 'plain.jpg');
   writeFileSync(plain, jpg);

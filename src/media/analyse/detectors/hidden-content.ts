@@ -30,6 +30,9 @@ const LOSSLESS = new Set(['png', 'bmp', 'tiff', 'gif']);
 const PNG_KNOWN = new Set('IHDR PLTE IDAT IEND tRNS cHRM gAMA iCCP sBIT sRGB cICP mDCV mDCv cLLI cLLi tEXt zTXt iTXt bKGD hIST pHYs sPLT eXIf tIME acTL fcTL fdAT oFFs pCAL sCAL sTER dSIG caBX iDOT vpAg'.split(' '));
 const RIFF_KNOWN = new Set(['VP8 ', 'VP8L', 'VP8X', 'ALPH', 'ANIM', 'ANMF', 'ICCP', 'EXIF', 'XMP ']);
 const JPEG_KNOWN = /^(APP0:(JFIF|JFXX|AVI1)|APP1:(Exif|http:\/\/ns\.adobe\.com\/xap\/1\.0\/|http:\/\/ns\.adobe\.com\/xmp\/extension\/)|APP2:(ICC_PROFILE|MPF|FPXR)|APP11:JP|APP12:Ducky|APP13:Photoshop 3\.0|APP14:Adobe|COM)/;
+/** Some writers name XMP's APP1 "XMP\0://ns.adobe.com/xap/1.0/" (sklearn's flower photo has 8 KB
+ *  so): known when the segment does hold an XMP packet, not on the name alone. */
+const XMP_PACKET = /<\?xpacket begin|<x:x[am]pmeta/;
 /** A private chunk this large is room for a file, not for a setting. */
 const BIG_CHUNK = 4096;
 
@@ -61,7 +64,7 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
       for (const s of signaturesIn(bytes, layout.end)) embedded.push({ type: s.name, offset: s.offset, where: 'appended' });
       for (const s of signaturesIn(bytes, 0, layout.end)) if (s.offset > 0) embedded.push({ type: s.name, offset: s.offset, where: 'inside' });
       for (const c of layout.chunks) {
-        const known = format === 'png' ? PNG_KNOWN.has(c.type) : format === 'webp' ? RIFF_KNOWN.has(c.type) : format === 'jpeg' ? JPEG_KNOWN.test(c.type) : true;
+        const known = format === 'png' ? PNG_KNOWN.has(c.type) : format === 'webp' ? RIFF_KNOWN.has(c.type) : format === 'jpeg' ? JPEG_KNOWN.test(c.type) || (c.type === 'APP1:XMP' && XMP_PACKET.test(bytes.toString('latin1', c.offset, Math.min(c.offset + 200, bytes.length)))) : true;
         if (!known || ((c.type === 'COM' || c.type === 'tEXt' || c.type === 'zTXt' || c.type === 'iTXt') && c.size > BIG_CHUNK)) unusual.push({ type: c.type, size: c.size });
       }
       // phones and cameras append their MPF images (depth maps, previews) after the first EOI
