@@ -143,15 +143,22 @@ function coversOf(pictures: readonly CorpusPicture[], count?: number): CorpusPic
   return step === 1 ? eligible : Array.from({ length: count! }, (_, k) => eligible[Math.floor(k * step)]);
 }
 
+/** The options both runs share, with their defaults. */
+function withDefaults(opts: Omit<StegoTablesOptions, 'judge'>) {
+  return {
+    half: opts.half ?? 'held-out',
+    maxSide: opts.maxSide ?? 512,
+    jobs: opts.jobs ?? 2,
+    seed: opts.seed ?? 1,
+    log: opts.log ?? ((s: string) => process.stderr.write(`${s}\n`)),
+  };
+}
+
 /** --make-only: makes (or finds in the cache) every stego file the tables would judge, with the
  *  same covers, indexes and seeds, and judges nothing: it warms the cache of a round that must
  *  stay blind. Returns counts and times only. */
 export async function makeStegoOnly(opts: Omit<StegoTablesOptions, 'judge'> = {}): Promise<string> {
-  const half = opts.half ?? 'held-out';
-  const maxSide = opts.maxSide ?? 512;
-  const jobs = opts.jobs ?? 2;
-  const seed = opts.seed ?? 1;
-  const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const { half, maxSide, jobs, seed, log } = withDefaults(opts);
   const t0 = performance.now();
   const loaded = await loadCorpus({ half, round: opts.round, log });
   const covers = coversOf(opts.limit ? loaded.slice(0, opts.limit) : loaded, opts.covers);
@@ -204,11 +211,7 @@ export async function makeStegoOnly(opts: Omit<StegoTablesOptions, 'judge'> = {}
 export async function stegoTables(a?: StegoJudge | StegoTablesOptions, b?: StegoTablesOptions): Promise<Tables> {
   const opts = (typeof a === 'function' ? b : a) ?? {};
   const judge = (typeof a === 'function' ? a : opts.judge) ?? productJudge;
-  const half = opts.half ?? 'held-out';
-  const maxSide = opts.maxSide ?? 512;
-  const jobs = opts.jobs ?? 2;
-  const seed = opts.seed ?? 1;
-  const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
+  const { half, maxSide, jobs, seed, log } = withDefaults(opts);
   const t0 = performance.now();
   const loaded = await loadCorpus({ half, round: opts.round, log });
   const pictures = opts.limit ? loaded.slice(0, opts.limit) : loaded;
