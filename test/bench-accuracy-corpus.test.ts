@@ -1,18 +1,20 @@
 // The accuracy benchmark's outside corpus (bench/accuracy/manifest.tsv, corpus.ts): every row is
-// whole and in a round; round 1 keeps exactly the split its figures were reported on; rounds 2 and
-// 3 are held out whole, so nobody can tune on them by running the calibration half.
+// whole and in a round; round 1 keeps exactly the split its figures were reported on; rounds 2, 3
+// and 4 are held out whole, so nobody can tune on them by running the calibration half.
 import { createHash } from 'node:crypto';
 import { test } from './helpers/test.ts';
 import { halfOf, parseRound, readManifest } from '../bench/accuracy/corpus.ts';
 
 // sha256 of the sorted ids of round 1's held-out rows, as the split put them before round 2 came
 const ROUND1_HELD_OUT = { rows: 226, ids: 'd519f1246c4e89dc95fba9cb73dc1b29e4b7573e0e84da02124b198461f434e2' };
+// round 4 was gathered for the scarce classes: camera photos and telescope photos
+const ROUND4_MIN = { rows: 200, camera: 120, astronomy: 10 };
 
-test('every manifest row is whole, in round 1, 2 or 3, and names its file by its sha256', async (t) => {
+test('every manifest row is whole, in round 1, 2, 3 or 4, and names its file by its sha256', async (t) => {
   const rows = await readManifest();
   t.true(rows.length > 0);
   for (const r of rows) {
-    t.true(r.round === 1 || r.round === 2 || r.round === 3, `${r.id}: round ${r.round}`);
+    t.true([1, 2, 3, 4].includes(r.round), `${r.id}: round ${r.round}`);
     t.true(['camera', 'astronomy', 'artwork', 'screenshot'].includes(r.cls), `${r.id}: class ${r.cls}`);
     t.true(['png', 'jpeg', 'webp'].includes(r.format), `${r.id}: format ${r.format}`);
     t.true(r.width > 0 && r.height > 0, `${r.id}: size`);
@@ -43,19 +45,36 @@ test('every round-3 picture is held out, whatever its group hashes to, and comes
   t.true(round3.length >= 150, `round 3 has ${round3.length} pictures`);
   t.true(round3.some((r) => halfOf(r.group) === 'calibration'), 'some round-3 groups hash to the calibration half (so the rule is what holds them out)');
   for (const r of round3) t.is(halfOf(r.group, r.round), 'held-out', r.id);
-  const earlierPkgs = new Set(rows.filter((r) => r.round !== 3).map((r) => r.pkg));
+  const earlierPkgs = new Set(rows.filter((r) => r.round < 3).map((r) => r.pkg));
   t.deepEqual(round3.filter((r) => earlierPkgs.has(r.pkg)).map((r) => r.pkg), [], 'round 3 is from packages no earlier round used');
   // a group never spans rounds, or its split would differ between its pictures
-  const earlierGroups = new Set(rows.filter((r) => r.round !== 3).map((r) => r.group));
+  const earlierGroups = new Set(rows.filter((r) => r.round < 3).map((r) => r.group));
   t.false(round3.some((r) => earlierGroups.has(r.group)), 'no round-3 group is shared with an earlier round');
 });
 
-test('--round takes 1, 2 or 3, and rounds 2 and 3 have no calibration half', (t) => {
+test('every round-4 picture is held out, whatever its group hashes to, and comes from packages of no earlier round', async (t) => {
+  const rows = await readManifest();
+  const round4 = rows.filter((r) => r.round === 4);
+  t.true(round4.length >= ROUND4_MIN.rows, `round 4 has ${round4.length} pictures`);
+  t.true(round4.filter((r) => r.cls === 'camera').length >= ROUND4_MIN.camera, 'round 4 is mainly camera photos');
+  t.true(round4.filter((r) => r.cls === 'astronomy').length >= ROUND4_MIN.astronomy, 'and telescope photos');
+  t.true(round4.some((r) => halfOf(r.group) === 'calibration'), 'some round-4 groups hash to the calibration half (so the rule is what holds them out)');
+  for (const r of round4) t.is(halfOf(r.group, r.round), 'held-out', r.id);
+  const earlier = rows.filter((r) => r.round < 4);
+  const earlierPkgs = new Set(earlier.map((r) => r.pkg));
+  t.deepEqual(round4.filter((r) => earlierPkgs.has(r.pkg)).map((r) => r.pkg), [], 'round 4 is from packages no earlier round used');
+  const earlierGroups = new Set(earlier.map((r) => r.group));
+  t.false(round4.some((r) => earlierGroups.has(r.group)), 'no round-4 group is shared with an earlier round');
+});
+
+test('--round takes 1, 2, 3 or 4, and rounds 2, 3 and 4 have no calibration half', (t) => {
   t.is(parseRound(undefined, 'held-out'), undefined);
   t.is(parseRound('1', 'calibration'), 1);
   t.is(parseRound('2', 'held-out'), 2);
   t.is(parseRound('3', 'held-out'), 3);
-  t.throws(() => parseRound('4', 'held-out'), { message: /--round is 1, 2 or 3/ });
+  t.is(parseRound('4', 'held-out'), 4);
+  t.throws(() => parseRound('5', 'held-out'), { message: /--round is 1, 2, 3 or 4/ });
   t.throws(() => parseRound('2', 'calibration'), { message: /no calibration half/ });
   t.throws(() => parseRound('3', 'calibration'), { message: /--round=3 has no calibration half/ });
+  t.throws(() => parseRound('4', 'calibration'), { message: /--round=4 has no calibration half/ });
 });
