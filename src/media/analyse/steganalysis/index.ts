@@ -212,9 +212,9 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
     estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
     notes.push('Sample Pairs run to settle RS against WS');
   }
-  // A payload that lifts the pairs to a floor moves WS, RS and SPA to about its rate as well; when
-  // WS and the RS/SPA mean read under a third of it (WS answering and not broken), the one-sided pairs are the
-  // picture's own (a clipping spike, a stretched sky) and the floor is set aside.
+  // A payload that lifts the pairs to a floor moves WS, RS and SPA to about its rate as well;
+  // when WS and the RS/SPA mean read under a third of it (WS answering and not broken), the
+  // one-sided pairs are the picture's own (a clipping spike, a stretched sky): the floor is set aside.
   const floor = pairs.detected ? (pairs.rate as number) : 0;
   const wsUnder = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor;
   // RS alone over a third of the floor, WS under it: SPA settles which family the floor agrees with

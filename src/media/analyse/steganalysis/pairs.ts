@@ -21,8 +21,8 @@
 // Known limits (held-out half, docs/design.md, Accuracy): a picture whose own histogram has steep
 // one-sided pairs (a black clipping spike, a stretched telescope sky) can read a floor with no
 // payload (3 of 256 clean pictures): the verdict (index.ts) sets such a floor aside when WS and
-// the RS/SPA mean both read under a third of it; and an embedder that leaves flat areas alone (stegosuite)
-// keeps their pairs one-sided, so the bound holds a real payload's estimate down.
+// the RS/SPA mean both read under a third of it; and an embedder that leaves flat areas alone
+// (stegosuite) keeps their pairs one-sided, so the bound holds a real payload's estimate down.
 import { checkImage, colourChannels, fmt } from './common.ts';
 import type { PixelImage, Steganalyser, StegoEstimate } from './types.ts';
 
