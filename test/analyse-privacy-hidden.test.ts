@@ -152,6 +152,26 @@ test('a zip appended to a JPEG is found and named; a PDF inside a private PNG ch
     t.deepEqual(x.verdict!.unusual_chunks.map((u) => u.type), unusual ? ['APP1:XMP'] : [], JSON.stringify(x.findings));
     t.is(x.verdict!.suspected, unusual ? true : null, JSON.stringify(x.findings));
   }
+  // ImageMagick keeps EXIF in a PNG as a hex dump in a zTXt chunk, "Raw profile type exif"
+  // (Tux Paint's frog starter, round 4 of the outside corpus, has 11.6 KB of it): metadata, not
+  // an unusual chunk; the same keyword over bytes that are no such dump is unusual
+  const frog = path.resolve(import.meta.dirname, 'fixtures/outside/tuxpaint-frog.png');
+  const f = await run(hiddenContentDetector, frog, dir);
+  t.deepEqual(f.verdict!.unusual_chunks, [], JSON.stringify(f.findings));
+  t.not(f.verdict!.suspected, true, JSON.stringify(f.findings));
+  const { deflateSync, crc32: crc } = await import('node:zlib');
+  const fake = Buffer.concat([Buffer.from('Raw profile type exif\0\0', 'latin1'), deflateSync(Buffer.from('\nexif\n    6000\n' + (await import('node:crypto')).randomBytes(6000).toString('base64')))]);
+  const fakeChunk = Buffer.alloc(12 + fake.length);
+  fakeChunk.writeUInt32BE(fake.length, 0);
+  fakeChunk.write('zTXt', 4, 'latin1');
+  fake.copy(fakeChunk, 8);
+  fakeChunk.writeUInt32BE(crc(fakeChunk.subarray(4, 8 + fake.length)), 8 + fake.length);
+  const frogBytes = (await import('node:fs')).readFileSync(frog);
+  const faked = path.join(dir, 'faked.png');
+  writeFileSync(faked, Buffer.concat([frogBytes.subarray(0, frogBytes.length - 12), fakeChunk, frogBytes.subarray(frogBytes.length - 12)]));
+  const g = await run(hiddenContentDetector, faked, dir);
+  t.deepEqual(g.verdict!.unusual_chunks.map((u) => u.type), ['zTXt'], JSON.stringify(g.findings));
+  t.is(g.verdict!.suspected, true);
   // the plain JPEG: structure clean, but its pixels cannot be checked: no answer, not "clean"
   const plain = path.join(dir, 'plain.jpg');
   writeFileSync(plain, jpg);

@@ -2,6 +2,7 @@
 // Sample Pairs), bytes after the image's end marker, other file types inside or after it
 // (archives, documents: polyglots), and unusual chunks. `suspected` is true on any evidence,
 // false only when the pixel analysis ran and nothing structural was found, null otherwise.
+import { inflateSync } from 'node:zlib';
 import { analyseLsb } from '../steganalysis/index.ts';
 import { layoutOf, signaturesIn } from '../container.ts';
 import { frameSteganalysis } from '../video/frame-checks.ts';
@@ -35,6 +36,37 @@ const JPEG_KNOWN = /^(APP0:(JFIF|JFXX|AVI1)|APP1:(Exif|http:\/\/ns\.adobe\.com\/
 const XMP_PACKET = /<\?xpacket begin|<x:x[am]pmeta/;
 /** A private chunk this large is room for a file, not for a setting. */
 const BIG_CHUNK = 4096;
+/** ImageMagick keeps EXIF, XMP, IPTC and ICC profiles in PNG text chunks as a hex dump
+ *  ("\nexif\n   10592\n4578..."): metadata, like an EXIF segment in a JPEG, when it is one. */
+const RAW_PROFILE = /^Raw profile type (exif|xmp|iptc|icc|icm|8bim|app1)$/i;
+/** A text chunk is inflated at most this far to tell what it holds. */
+const TEXT_PEEK = 1 << 20;
+
+/** A large PNG text chunk that is a metadata profile by its keyword and its content. */
+function isMetadataText(bytes: Buffer, offset: number, size: number, type: string): boolean {
+  const body = bytes.subarray(offset + 8, offset + 8 + size);
+  const nul = body.indexOf(0);
+  if (nul < 1 || nul > 79) return false;
+  const keyword = body.toString('latin1', 0, nul);
+  let text: string;
+  try {
+    if (type === 'tEXt') text = body.toString('latin1', nul + 1);
+    else if (type === 'zTXt') text = inflateSync(body.subarray(nul + 2), { maxOutputLength: TEXT_PEEK }).toString('latin1');
+    else {
+      // iTXt: compression flag, method, language tag and translated keyword, each NUL-ended
+      const flag = body[nul + 1];
+      let at = nul + 3;
+      for (let i = 0; i < 2; i++) at = body.indexOf(0, at) + 1;
+      if (at <= 0) return false;
+      text = flag ? inflateSync(body.subarray(at), { maxOutputLength: TEXT_PEEK }).toString('utf8') : body.toString('utf8', at);
+    }
+  } catch {
+    return false; // corrupt, or larger than any profile: not told apart from a file
+  }
+  if (keyword === 'XML:com.adobe.xmp') return XMP_PACKET.test(text.slice(0, 200));
+  const m = RAW_PROFILE.test(keyword) ? /^\n\s*[a-z0-9]+\n\s*(\d+)\n([0-9a-f\s]*)$/i.exec(text) : null;
+  return m !== null && m[2].replace(/\s/g, '').length === 2 * Number(m[1]);
+}
 
 export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
   name: NAME,
@@ -65,7 +97,8 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
       for (const s of signaturesIn(bytes, 0, layout.end)) if (s.offset > 0) embedded.push({ type: s.name, offset: s.offset, where: 'inside' });
       for (const c of layout.chunks) {
         const known = format === 'png' ? PNG_KNOWN.has(c.type) : format === 'webp' ? RIFF_KNOWN.has(c.type) : format === 'jpeg' ? JPEG_KNOWN.test(c.type) || (c.type === 'APP1:XMP' && XMP_PACKET.test(bytes.toString('latin1', c.offset, Math.min(c.offset + 200, bytes.length)))) : true;
-        if (!known || ((c.type === 'COM' || c.type === 'tEXt' || c.type === 'zTXt' || c.type === 'iTXt') && c.size > BIG_CHUNK)) unusual.push({ type: c.type, size: c.size });
+        const bigText = (c.type === 'COM' || c.type === 'tEXt' || c.type === 'zTXt' || c.type === 'iTXt') && c.size > BIG_CHUNK && !(format === 'png' && isMetadataText(bytes, c.offset, c.size, c.type));
+        if (!known || bigText) unusual.push({ type: c.type, size: c.size });
       }
       // phones and cameras append their MPF images (depth maps, previews) after the first EOI
       const mpf = format === 'jpeg' && appended > 0 && layout.chunks.some((c) => c.type === 'APP2:MPF') && bytes[layout.end] === 0xff && bytes[layout.end + 1] === 0xd8;
