@@ -55,8 +55,8 @@ function isMetadataText(bytes: Buffer, offset: number, size: number, type: strin
     else {
       // iTXt: compression flag, method, language tag and translated keyword, each NUL-ended
       const flag = body[nul + 1];
-      let at = nul + 3;
-      for (let i = 0; i < 2; i++) at = body.indexOf(0, at) + 1;
+      const language = body.indexOf(0, nul + 3);
+      const at = language < 0 ? -1 : body.indexOf(0, language + 1) + 1;
       if (at <= 0) return false;
       text = flag ? inflateSync(body.subarray(at), { maxOutputLength: TEXT_PEEK }).toString('utf8') : body.toString('utf8', at);
     }

@@ -208,23 +208,23 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   // content-dependent one, or WS is broken by the content, only the RS/SPA agreement test below
   // can decide: SPA runs then.
   const rsEst = estimates.find((e) => e.method === 'rs');
-  if (!withSpa && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ((ws.score > wsLeans && ws.score <= wsThreshold) || wsBroken)) {
+  const settleWithSpa = (what: string) => {
+    if (!rsEst || estimates.some((e) => e.method === 'sample_pairs')) return;
     estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
-    notes.push('Sample Pairs run to settle RS against WS');
-  }
+    notes.push(`Sample Pairs run to settle ${what}`);
+  };
+  // the RS and SPA estimates that answered
+  const structuralScores = () => estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
+  if (!withSpa && rsEst?.score != null && rsEst.score > threshold && ws.score !== null && ((ws.score > wsLeans && ws.score <= wsThreshold) || wsBroken)) settleWithSpa('RS against WS');
   // A payload that lifts the pairs to a floor moves WS, RS and SPA to about its rate as well;
   // when WS and the RS/SPA mean read under a third of it (WS answering and not broken), the
   // one-sided pairs are the picture's own (a clipping spike, a stretched sky): the floor is set aside.
   const floor = pairs.detected ? (pairs.rate as number) : 0;
   const wsUnder = pairs.detected === true && ws.score !== null && ws.score >= WS_BROKEN && ws.score < WS_SHARE_WEAK * floor;
   // RS alone over a third of the floor, WS under it: SPA settles which family the floor agrees with
-  if (wsUnder && rsEst?.score != null && rsEst.score >= WS_SHARE_WEAK * floor && !estimates.some((e) => e.method === 'sample_pairs')) {
-    estimates.splice(estimates.indexOf(rsEst) + 1, 0, samplePairs.analyse(img));
-    notes.push('Sample Pairs run to settle the histogram pairs\' floor');
-  }
-  const spaScore = estimates.find((e) => e.method === 'sample_pairs')?.score ?? null;
-  const rsScore = rsEst?.score ?? null;
-  const structuralScore = rsScore === null ? spaScore : spaScore === null ? rsScore : (rsScore + spaScore) / 2;
+  if (wsUnder && rsEst?.score != null && rsEst.score >= WS_SHARE_WEAK * floor) settleWithSpa("the histogram pairs' floor");
+  const answered = structuralScores();
+  const structuralScore = answered.length ? answered.reduce((a, b) => a + b, 0) / answered.length : null;
   const floorContradicted = wsUnder && (structuralScore === null || structuralScore < WS_SHARE_WEAK * floor);
   if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS/SPA (${structuralScore === null ? 'no answer' : fmt(structuralScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
   if (pairs.detected && !floorContradicted && floorDecides) {
@@ -234,7 +234,7 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   const chiCounts = chi.detected === true && bound >= threshold;
   // a picture that breaks RS's or SPA's cover model (an estimate above 1) is not read by the other alone
   const modelBroken = estimates.some((e) => e.broken);
-  const structural = modelBroken ? [] : estimates.filter((e) => (e.method === 'rs' || e.method === 'sample_pairs') && e.score !== null).map((e) => e.score as number);
+  const structural = modelBroken ? [] : structuralScores();
   if (structural.length === 0) {
     const why = modelBroken ? 'the picture breaks their cover model' : 'image too flat';
     if (chiCounts) {
