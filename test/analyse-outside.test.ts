@@ -35,7 +35,7 @@ async function expectClean(t: ExecutionContext, names: string[], depth: 'standar
 
 for (const depth of ['standard', 'deep'] as const) {
   test(`clean outside photos are graded B or better, with no sign of LSB replacement, at ${depth} depth`, async (t) => {
-    const files = await expectClean(t, ['guereinsb.png', 'chelsea.png', 'coldripple-512.png', 'hurricane5-512.png'], depth);
+    const files = await expectClean(t, ['guereinsb.png', 'chelsea.png', 'coldripple-512.png', 'hurricane5-512.png', 'opencv-butterfly.png'], depth);
     for (const item of files) t.truthy(item.verdicts.findings.find((f: any) => f.severity === 'info' && /No sign of LSB replacement/.test(f.label)), JSON.stringify(item.verdicts.findings));
   });
 }
@@ -50,7 +50,7 @@ for (const depth of ['standard', 'deep'] as const) {
 // its busy pixels, 2.3 % of it, are antialiased edges alone, too few to read.
 for (const depth of ['standard', 'deep'] as const) {
   test(`drawn, charted and telescope pictures from outside are graded B or better at ${depth} depth`, async (t) => {
-    await expectClean(t, ['skrooge-pie.png', 'kphotoalbum-splash.png', 'munipack-0716_111R.png', 'munipack-robust_mean-crop.png', 'lxqt-triangles.png'], depth);
+    await expectClean(t, ['skrooge-pie.png', 'kphotoalbum-splash.png', 'munipack-0716_111R.png', 'munipack-robust_mean-crop.png', 'lxqt-triangles.png', 'stellarium-m23.png', 'stellarium-n2207.png'], depth);
   });
 }
 
@@ -98,6 +98,36 @@ test('a stegosuite payload in an outside photo with a flat sky is found, on the 
   t.regex(finding?.label ?? '', /busy pixels alone \(4\d % of it/, why);
   // the payload is 3236 bytes plus stegosuite's framing in 512 x 512 pixels: 0.1 bpp
   t.true(item.verdicts.hidden_content.lsb.payload_bpp > 0.07 && item.verdicts.hidden_content.lsb.payload_bpp < 0.2, why);
+});
+
+// Stegosuite at 0.1 bpp was found in 76 % of round 4's covers (issue 23 asks 80 %): it writes
+// all three channels of a pixel and only busy pixels, so in a photo with no flat area it is naive
+// replacement at 0.1 bpp, at the threshold, and elsewhere the flat areas hold the estimators
+// down. Each of these three read "no sign" or weak evidence at standard depth before session 16:
+// a star cluster whose busy pixels keep every other value empty until the payload fills them to
+// its rate (the busy pixels' histogram pairs), a butterfly photo where RS read 0.019 and WS 0.041
+// per sample (both near the threshold), and a nebula where RS read 0.067 and WS 0.033 (weak:
+// WS under half of RS; the two families together).
+test('stegosuite payloads of 0.1 bpp in a star cluster, a photo and a nebula are found at standard depth', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  const names = ['stellarium-m23-stegosuite.png', 'opencv-butterfly-stegosuite.png', 'stellarium-n2207-stegosuite.png'];
+  const { poll, files } = await analyse(svc, key, names.map((n) => [n, readFileSync(path.join(OUTSIDE, n))]));
+  t.is(poll.status, 'completed', poll.progress_message);
+  const labels: string[] = [];
+  for (const [i, item] of files.entries()) {
+    const why = `${names[i]}: ${item.grade} ${JSON.stringify(item.verdicts.hidden_content)}`;
+    t.is(item.verdicts.hidden_content.lsb.evidence, 'strong', why);
+    t.is(item.steganography_suspected, true, why);
+    t.is(item.grade, 'D', why);
+    // 779 bytes plus stegosuite's framing in 256 x 256 pixels: 0.1 bpp
+    t.true(item.verdicts.hidden_content.lsb.payload_bpp > 0.04 && item.verdicts.hidden_content.lsb.payload_bpp < 0.3, why);
+    labels.push(item.verdicts.findings.find((f: any) => f.severity === 'high' && /LSB steganography suspected/.test(f.label))?.label ?? '');
+  }
+  t.regex(labels[0], /busy pixels alone .*histogram pairs: \d+ pairs of values .* on a quarter of the busy samples/);
+  t.regex(labels[1], /both read the same payload/);
+  t.regex(labels[2], /within a factor 3 of each other/);
 });
 
 // A JPEG decoded and saved as PNG (the way many pictures reach people): OpenCV's photo of a

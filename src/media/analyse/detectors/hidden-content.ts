@@ -138,7 +138,7 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
           methods: v.estimates.map((e) => ({ method: e.method, rate: e.rate === null ? null : round(e.rate), detected: e.detected })),
         };
         const where = v.busy ? `, read on the picture's busy pixels alone (${Math.round(100 * v.busy.share)} % of it: flat areas left out, as tools such as stegosuite write)` : '';
-        if (v.suspected) add('high', `LSB steganography suspected: about ${lsb.payload_bpp} bits per pixel appear to be replaced (threshold ${lsb.threshold_bpp})${where}.`, 'A message may be hidden in the lowest bit of the pixels; only its sender\'s tool and key can read it.');
+        if (v.suspected) add('high', `LSB steganography suspected: about ${lsb.payload_bpp} bits per pixel appear to be replaced (threshold ${lsb.threshold_bpp})${where}${v.notes.length ? `: ${v.notes.join('; ')}` : ''}.`, 'A message may be hidden in the lowest bit of the pixels; only its sender\'s tool and key can read it.');
         else if (v.evidence === 'weak') add('low', `Weak signs of LSB replacement (estimate ${lsb.payload_bpp} bits per pixel, threshold ${lsb.threshold_bpp}), not confirmed by a second method: ${v.notes.join('; ')}. Clean pictures with fine noise (AI-generated ones, for instance) often read this way.`, 'Not a finding of hidden content: compare with the original picture if you have it.')
         else if (v.suspected === null) add('info', `LSB steganalysis gave no answer: ${v.notes.join('; ')}.`);
         else add('info', `No sign of LSB replacement (estimate ${lsb.payload_bpp} bpp, threshold ${lsb.threshold_bpp})${v.notes.length ? `: ${v.notes.join('; ')}` : ''}.`);

@@ -24,9 +24,12 @@
 //   embedded run (not on noise-like pictures, and not past the pairs' bound). WS reading far
 //   below zero (< -0.1) on structured content is broken by it: RS and SPA then decide alone, and
 //   only when they agree with each other (SPA runs at standard depth too, to settle it); or
-//   when WS reads over the base threshold and the RS/SPA mean over 2/3 of it, WS at half of it
-//   at least, and RS/SPA within what the histogram pairs allow (at 0.1 bpp RS reads under the
-//   threshold about half of the time); on noise-like
+//   when WS reads over 0.85 of the base threshold and the RS/SPA mean over half of it, WS at
+//   half of it at least, and RS/SPA within what the histogram pairs allow (at 0.1 bpp RS reads
+//   under the threshold about half of the time); or when both families read about the same rate
+//   (each over a third of the threshold, within a factor 3 of each other, RS/SPA within the
+//   bound) and their mean is over 0.85 of the threshold (on noise-like pictures WS over its own
+//   bar as well); on noise-like
 //   pictures WS at 1.5 times its bar confirms alone, since the fine noise lifts RS and SPA;
 // - weak (suspected: false, evidence 'weak') when RS/SPA (or the chi-square attack) are over
 //   but WS does not confirm, while reading at least a third of their estimate: the report
@@ -45,9 +48,11 @@
 // fooled by some clean content, never the same.
 //
 // Two further readings (analyseLsb): a picture not suspected on the whole, with flat areas, is
-// read again on its busy pixels alone (selection.ts: where stegosuite writes), with neither the
-// floor nor the chi-square attack deciding, SPA always run, both families over 1.5 times the
-// threshold and RS/SPA at most twice what the busy pixels' own pairs allow; and a
+// read again on its busy pixels alone (selection.ts: where stegosuite writes), with the
+// chi-square attack not deciding, SPA always run, both families over 1.5 times the threshold
+// and RS/SPA at most twice what the busy pixels' own pairs allow, or the busy pixels' pairs
+// reading a floor over 1.5 times the floor threshold on a quarter of their samples at least
+// (a stretched telescope sky: every other value empty there too, until a payload fills it); and a
 // strong or weak verdict on a picture that is a JPEG decode block for block (jpeg-compat.ts) is
 // set aside, since LSB replacement cannot leave its blocks rebuildable.
 //
@@ -103,9 +108,25 @@ const WS_SHARE_WEAK = 1 / 3;
 /** On noise-like pictures WS this far over its bar confirms even under half of RS/SPA: there
  *  the fine noise lifts RS and SPA (by 0.03-0.15 on AI pictures) and not WS. */
 const WS_CLEAR = 1.5;
-/** RS/SPA from this share of the threshold count when WS reads over the whole threshold: at
- *  0.1 bpp (0.033 per sample) RS reads under the threshold about half of the time. */
-const RS_NEAR = 2 / 3;
+/** RS/SPA from this share of the threshold count when WS reads over NEAR_WS of it: at 0.1 bpp
+ *  (0.033 per sample) RS reads under the threshold about half of the time. */
+const RS_NEAR = 1 / 2;
+const NEAR_WS = 0.85;
+/** Both families together: their mean over this share of the threshold, each over TOGETHER_EACH
+ *  of it and within a factor TOGETHER_RATIO of each other. A payload moves both to about its
+ *  rate, while a clean cover's own bias lifts one family at a time (session 16: on the
+ *  calibration half stegosuite at 0.1 bpp 75.7 -> 81.5 %, one more clean cover flagged of 232). */
+const TOGETHER = 0.85;
+const TOGETHER_EACH = 1 / 3;
+const TOGETHER_RATIO = 3;
+/** On the busy pixels alone, the histogram pairs' floor decides when it is this many times
+ *  FLOOR_THRESHOLD and its pairs hold at least BUSY_FLOOR_SHARE of the busy samples: a stretched
+ *  telescope sky keeps every other value empty in its busy pixels too, and an embedder that
+ *  skips flat areas fills those pairs to its rate there; antialiased edges of a clean drawing
+ *  or screenshot put a few small one-sided pairs on a floor (1-20 % of the busy samples on the
+ *  calibration half), never a quarter of them. */
+const BUSY_FLOOR = 1.5;
+const BUSY_FLOOR_SHARE = 0.25;
 
 export type { PixelImage, Steganalyser, StegoEstimate, StegoMethod } from './types.ts';
 export { chiSquare, createChiSquare } from './chi-square.ts';
@@ -185,10 +206,10 @@ function readPixels(img: PixelImage, withSpa: boolean): StegoVerdict {
 }
 
 /** One reading of the pixels: the whole picture, or its busy pixels alone (img.only), where
- *  neither the histogram pairs' floor nor the chi-square attack decides (antialiased text edges
- *  hold one-sided pairs of their own; a sequential run was looked for on the whole) and both
- *  estimator families must be over the threshold. `share`: the share of the picture read, for
- *  the thresholds. */
+ *  the chi-square attack does not decide (a sequential run was looked for on the whole), the
+ *  histogram pairs' floor only when it is high and broad (antialiased text edges hold a few
+ *  one-sided pairs of their own) and both estimator families must be over 1.5 times the
+ *  threshold. `share`: the share of the picture read, for the thresholds. */
 function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share = 1): StegoVerdict {
   const floorDecides = view === 'whole';
   const cc = colourChannels(img);
@@ -231,6 +252,10 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
     notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})`);
     return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
   }
+  if (view === 'busy' && pairs.detected && !floorContradicted && (pairs.rate as number) > BUSY_FLOOR * FLOOR_THRESHOLD && (pairs.floorShare ?? 0) >= BUSY_FLOOR_SHARE) {
+    notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, above ${fmt(BUSY_FLOOR * FLOOR_THRESHOLD)} on a quarter of the busy samples at least`);
+    return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
+  }
   const chiCounts = chi.detected === true && bound >= threshold;
   // a picture that breaks RS's or SPA's cover model (an estimate above 1) is not read by the other alone
   const modelBroken = estimates.some((e) => e.broken);
@@ -259,10 +284,14 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   // way (above 2/3 of the base threshold, 0.02 per sample at full size).
   const rsSpaAgree = structural.length === 2 && raw > 0 && Math.abs(structural[0] - structural[1]) / raw < RS_SPA_GAP;
   const wsConfirms = ws.score !== null && (((ws.score > wsThreshold || (rsSpaAgree && ws.score > wsLeans)) && ws.score >= WS_SHARE_CONFIRMS * mean) || (noiseLike && ws.score > WS_CLEAR * wsThreshold));
-  // both families near their bars on the same rate: WS over the full threshold, RS/SPA over
-  // RS_NEAR of it and WS at half their estimate at least
+  // both families near their bars on the same rate: WS over NEAR_WS of the threshold, RS/SPA
+  // over RS_NEAR of it and WS at half their estimate at least
   // (only on readings the histogram pairs allow: RS/SPA over the bound read the content)
-  const near = mean > RS_NEAR * threshold && raw <= bound && ws.score !== null && ws.score > threshold && ws.score >= WS_SHARE_CONFIRMS * mean;
+  const near = mean > RS_NEAR * threshold && raw <= bound && ws.score !== null && ws.score > NEAR_WS * threshold && ws.score >= WS_SHARE_CONFIRMS * mean;
+  // both families on about the same rate, their mean over TOGETHER of the threshold; on a
+  // noise-like picture (where the fine noise lifts RS and SPA) WS over its own bar as well
+  const together = view === 'whole' && ws.score !== null && raw <= bound && mean > TOGETHER_EACH * threshold && ws.score > TOGETHER_EACH * threshold
+    && ws.score >= mean / TOGETHER_RATIO && ws.score <= TOGETHER_RATIO * mean && (mean + ws.score) / 2 > TOGETHER * threshold && (!noiseLike || ws.score > wsThreshold);
   const wsContradicts = ws.score !== null && ws.score < WS_SHARE_WEAK * mean;
   if (raw > threshold && bound <= threshold) notes.push(`mean RS/SPA estimate ${fmt(raw)} per sample, but the histogram pairs allow at most ${fmt(bound)}: some pairs of values are one-sided, which a payload that large would have filled`);
   if (over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above the threshold ${fmt(threshold)}`);
@@ -271,12 +300,14 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   if (chi.detected) notes.push(`chi-square attack: sequentially embedded run of about ${fmt((chi.rate as number) * cc, 3)} bpp${chiCounts ? '' : ', more than the histogram pairs allow'}`);
   if (structural.length === 1) notes.push(!withSpa && !estimates.some((e) => e.method === 'sample_pairs') ? 'RS only (Sample Pairs runs at deep analysis)' : 'only one of RS and SPA answered');
   // on noise-like pictures the chi-square attack is fooled too (their histograms are smooth)
-  if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above the threshold: both read the same payload`);
+  if (near && !over) notes.push(`mean RS/SPA estimate ${fmt(mean)} per sample above ${fmt(RS_NEAR * threshold)} (${fmt(RS_NEAR, 2)} of the threshold) and WS ${fmt(ws.score as number)} above ${fmt(NEAR_WS * threshold)}: both read the same payload`);
+  const overConfirmed = over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree));
+  if (together && !overConfirmed && !near) notes.push(`RS/SPA ${fmt(mean)} and WS ${fmt(ws.score as number)} per sample, within a factor ${TOGETHER_RATIO} of each other, their mean above ${fmt(TOGETHER * threshold)} (${fmt(TOGETHER, 2)} of the threshold): both read the same payload`);
   // on the busy pixels alone both families must read BUSY_MARGIN times the threshold: antialiased
   // edges and fine noise lift one of them at a time there, and they read far past what the busy
   // pixels' own pairs allow (a payload never does)
   const bothOver = mean > BUSY_MARGIN * threshold && ws.score !== null && ws.score > BUSY_MARGIN * threshold && raw <= BUSY_BOUND * bound;
-  const strong = ((over && (wsConfirms || ws.score === null || (wsBroken && rsSpaAgree))) || near || (chiCounts && !noiseLike)) && (view === 'whole' || bothOver);
+  const strong = (overConfirmed || near || together || (chiCounts && !noiseLike)) && (view === 'whole' || bothOver);
   const weak = !strong && ((over && !wsContradicts) || chiCounts);
   if (weak) notes.push('not confirmed by WS: weak evidence');
   else if (over && !strong) notes.push(wsBroken ? 'WS broken by the content and RS and SPA disagree: no evidence' : 'WS reads less than a third of the RS/SPA estimate, contradicting it: no evidence');

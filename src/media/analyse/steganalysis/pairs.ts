@@ -113,7 +113,7 @@ export function createHistogramPairs(): Steganalyser {
         return { method: 'histogram_pairs', rate: null, score: Number.isFinite(r.bound) ? r.bound : null, detected: null, notes };
       }
       notes.push(`${r.floorPairs} pairs of values (${fmt(100 * r.floorShare, 1)} % of the samples) agree on a ratio of ${fmt(r.floor)}`);
-      return { method: 'histogram_pairs', rate: r.floor, score: r.bound, detected: r.floor > FLOOR_THRESHOLD, notes };
+      return { method: 'histogram_pairs', rate: r.floor, score: r.bound, detected: r.floor > FLOOR_THRESHOLD, floorShare: r.floorShare, notes };
     },
   };
 }

@@ -37,6 +37,8 @@ export interface StegoEstimate {
   /** set with no answer when the picture breaks the method's cover model (an estimate above 1,
    *  which no payload gives): then the other structural method is not trusted alone either */
   broken?: true;
+  /** histogram pairs only: the share of the samples read whose pairs sit on the floor */
+  floorShare?: number;
   notes?: string[];
 }
 
