@@ -571,7 +571,8 @@ const isPartWrite = (command: string | undefined) => command === 'UploadPartComm
 /**
  * A client for this Swift that holds the first `n` part writes (upload parts or part objects)
  * until all `n` have been sent, and records the most ever in flight at once. (A store that
- * sends one at a time is let go after 5 s, so that the test ends and says so.)
+ * sends one at a time is let go after 30 s, so that the test ends and says so; 5 s was too
+ * short on a loaded machine, where making the next 8 MiB part took longer.)
  */
 function gatedClient(n: number): { client: S3Client; mostAtOnce: () => number; reset: () => void } {
   const client = makeS3Client({ endpoint: swift!.endpoint, region: swift!.region }, swift!.credentials);
@@ -585,7 +586,7 @@ function gatedClient(n: number): { client: S3Client; mostAtOnce: () => number; r
     try {
       if (++seen < n) {
         await new Promise<void>((go) => {
-          const timer = setTimeout(go, 5_000);
+          const timer = setTimeout(go, 30_000);
           held.push(() => (clearTimeout(timer), go()));
         });
       }

@@ -2,6 +2,7 @@
 // meet (empty, unknown, not allowed, too big, damaged), each with a clear message and no path.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { test } from './helpers/test.ts';
 import { convert } from '../src/media/convert/index.ts';
 import { parseConvertOptions, type ConvertOptions } from '../src/media/convert/options.ts';
@@ -120,17 +121,33 @@ test('an audio-only file is refused as not a video', async (t) => {
   await refused(t, probe(file, DEFAULT_LIMITS), 'unsupported_media', /only audio/);
 });
 
-test('decompression bombs are refused from their headers, fast, without decoding', async (t) => {
+test('decompression bombs are refused from their headers, without decoding', async (t) => {
   const dir = await fresh('bombs');
   const png = await pngBomb(path.join(dir, 'bomb.png'), 100000, 100000);
   t.true((await readFile(png)).length < 2000, 'the bomb is a tiny file');
-  let started = Date.now();
   const e = await refused(t, probe(png, DEFAULT_LIMITS), 'limit_exceeded');
   t.is(e.message, 'The image is 100000×100000 pixels (10000 MP); the limit is 50 MP.');
-  t.true(Date.now() - started < 500, 'refused without decoding');
-  started = Date.now();
   await refused(t, convert(png, dir, toPng, { limits: DEFAULT_LIMITS }), 'limit_exceeded');
-  t.true(Date.now() - started < 500);
+  // without decoding: the same header over pixel data that is not even zlib (every chunk well
+  // formed, CRCs right) is refused for its size; a decoder would have called it damaged
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(100000, 0);
+  ihdr.writeUInt32BE(100000, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 2; // RGB
+  const garbage = path.join(dir, 'not-zlib.png');
+  await writeFile(garbage, Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', Buffer.alloc(64, 0xa5)), chunk('IEND', Buffer.alloc(0))]));
+  const h = await refused(t, probe(garbage, DEFAULT_LIMITS), 'limit_exceeded');
+  t.is(h.message, e.message);
+  await refused(t, convert(garbage, dir, toPng, { limits: DEFAULT_LIMITS }), 'limit_exceeded');
 
   // A JPEG whose frame header claims 60000×60000.
   const jpg = await encodeAs(crop, 'jpeg', path.join(dir, 'bomb.jpg'));
@@ -194,7 +211,7 @@ test('an animation with too many frames, and a video over the length or size lim
   t.like(await probe(video, { ...DEFAULT_LIMITS, maxVideoWidth: 240, maxVideoHeight: 320 }), { width: 320, height: 240 });
 });
 
-test('truncated JPEG, PNG and MP4 fail conversion with "corrupt", quickly, leaving nothing behind', async (t) => {
+test('truncated JPEG, PNG and MP4 fail conversion with "corrupt", leaving nothing behind', async (t) => {
   const dir = await fresh('truncated');
   const cut = async (file: string, keep = 0.5) => {
     const b = await readFile(file);
@@ -213,10 +230,8 @@ test('truncated JPEG, PNG and MP4 fail conversion with "corrupt", quickly, leavi
     [mp4Head, toMp4],
     [mp4Tail, { ...toMp4, format: 'webm' }],
   ] as const) {
-    const started = Date.now();
     const out = await fresh(`truncated-${path.basename(file)}`);
     await refused(t, convert(file, out, options as ConvertOptions, { limits: DEFAULT_LIMITS }), 'corrupt', /damaged or incomplete/);
-    t.true(Date.now() - started < 10_000);
     t.deepEqual(await readdir(out), [], `${path.basename(file)}: no output or working file left`);
   }
 });
