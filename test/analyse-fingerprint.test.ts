@@ -243,8 +243,7 @@ test('the marker parser: bounded, defensive, and finds the end of the image', as
   const v = await verdictOf(await save(appended));
   t.is(v.trailing_bytes, appended.length - jpeg.length);
 
-  // every prefix and many corruptions parse without throwing, in bounded time
-  const started = performance.now();
+  // every prefix and many corruptions parse without throwing (the test's own timeout bounds the time)
   for (let cut = 0; cut <= jpeg.length; cut += 13) t.notThrows(() => parseJpeg(jpeg.subarray(0, cut)));
   let seed = 7;
   const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
@@ -253,7 +252,6 @@ test('the marker parser: bounded, defensive, and finds the end of the image', as
     for (let k = 0; k < 8; k++) bad[2 + Math.floor(rand() * (bad.length - 2))] = Math.floor(rand() * 256);
     t.notThrows(() => parseJpeg(bad));
   }
-  t.true(performance.now() - started < 10_000);
 });
 
 test('a 12 MP JPEG is fingerprinted in well under half a second (tags read beforehand)', async (t) => {

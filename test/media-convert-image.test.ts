@@ -206,14 +206,14 @@ test.serial('an aborted image conversion rejects at once with "aborted" and leav
   await mkdir(dir);
   const big = await photoCrop(path.join(dir, 'big.png'), 960, 720, 0, 0); // lossless AVIF of it takes seconds
   const ac = new AbortController();
-  const started = Date.now();
   setTimeout(() => ac.abort(), 100);
   const err = await t.throwsAsync(
     convert(big, dir, { target: 'image', format: 'avif', lossless: true, fit: 'inside', upscale: false }, { ...ctx, signal: ac.signal }),
     { instanceOf: MediaError },
   );
   t.is(err!.code, 'aborted');
-  t.true(Date.now() - started < 2000, `rejected after ${Date.now() - started} ms`);
+  // at once: the promise rejected while the encoder was still at work, not when it ended
+  t.true(sharp.counters().process + sharp.counters().queue > 0, 'rejected before the encoder finished');
   // The encoder thread cannot be interrupted; what it writes after the abort is removed when it ends.
   for (let i = 0; i < 300 && sharp.counters().process + sharp.counters().queue > 0; i++) await new Promise((r) => setTimeout(r, 100));
   await new Promise((r) => setTimeout(r, 100));

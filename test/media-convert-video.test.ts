@@ -108,22 +108,25 @@ test('an aborted conversion rejects with "aborted", kills ffmpeg and leaves no o
   const long = await testVideo(path.join(dir, 'long.mp4'), { seconds: 20, size: '640x360' });
   const ac = new AbortController();
   const pids: number[] = [];
-  let abortedAt = 0;
+  let aborted = false;
+  let last = 0;
   const running = convert(long, dir, { target: 'video', format: 'webm', fit: 'inside', upscale: false, lossless: false }, {
     ...ctx,
     signal: ac.signal,
     onSpawn: (pid) => pids.push(pid),
     onProgress: (f) => {
-      if (f > 0.06 && !abortedAt) {
-        abortedAt = Date.now();
+      last = f;
+      if (f > 0.06 && !aborted) {
+        aborted = true;
         ac.abort();
       }
     },
   });
   const err = await t.throwsAsync(running, { instanceOf: MediaError });
   t.is(err!.code, 'aborted');
-  t.true(abortedAt > 0, 'the conversion was running when it was aborted');
-  t.true(Date.now() - abortedAt < 2000, 'it stopped at once');
+  t.true(aborted, 'the conversion was running when it was aborted');
+  // at once: ffmpeg reported little more after the abort, far from the end of the 20 s video
+  t.true(last < 0.5, `it stopped at once (progress ${last.toFixed(2)} when it ended)`);
   t.true(pids.length >= 2, 'probe and transcode were spawned');
   for (const pid of pids) t.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `process ${pid} is gone`);
   t.deepEqual((await readdir(dir)).sort(), ['long.mp4'], 'no partial output or working file is left');
@@ -135,10 +138,9 @@ test('runTool: no shell, a timeout kills the tool, stderr is captured but bounde
   const echoed = await runTool('echo', ['$(id)', '; rm -rf /', '`x`']);
   t.is(echoed.stdout.toString(), '$(id) ; rm -rf / `x`\n', 'arguments reach the tool literally');
   let pid = 0;
-  const started = Date.now();
-  const err = await t.throwsAsync(runTool('sleep', ['10'], { timeoutMs: 200, onSpawn: (p) => (pid = p) }), { instanceOf: MediaError });
+  // an hour's sleep: the test can only end here if the timeout killed it
+  const err = await t.throwsAsync(runTool('sleep', ['3600'], { timeoutMs: 200, onSpawn: (p) => (pid = p) }), { instanceOf: MediaError });
   t.is((err as MediaError).code, 'limit_exceeded');
-  t.true(Date.now() - started < 2000);
   t.throws(() => process.kill(pid, 0), { code: 'ESRCH' });
   const noisy = await runTool('ffmpeg', ['-v', 'debug', '-f', 'lavfi', '-i', 'nullsrc=d=0.1', '-f', 'null', '-'], { maxStderr: 1000 });
   t.true(noisy.stderr.length <= 1000);
