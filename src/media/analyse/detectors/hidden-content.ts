@@ -68,6 +68,32 @@ function isMetadataText(bytes: Buffer, offset: number, size: number, type: strin
   return m !== null && m[2].replace(/\s/g, '').length === 2 * Number(m[1]);
 }
 
+/**
+ * Samsung's SEF trailer, which its phones append after a JPEG's end (round 5 of the outside
+ * corpus: the capture time as "Image_UTC_Data"): entries, then a directory that starts with
+ * "SEFH", then the directory's length (little-endian) and "SEFT" as the file's last 8 bytes.
+ * Recognised only when the whole tail is that: the directory lies inside the tail, its entries
+ * point inside the data before it, and they cover it without a gap left for anything else.
+ */
+function isSamsungTrailer(tail: Buffer): boolean {
+  const n = tail.length;
+  if (n < 24 || tail.toString('latin1', n - 4) !== 'SEFT') return false;
+  const dirLen = tail.readUInt32LE(n - 8);
+  const dir = n - 8 - dirLen;
+  if (dir < 0 || dirLen < 12 || tail.toString('latin1', dir, dir + 4) !== 'SEFH') return false;
+  const count = tail.readUInt32LE(dir + 8);
+  if (count < 1 || 12 + 12 * count > dirLen) return false;
+  let covered = 0;
+  for (let i = 0; i < count; i++) {
+    const e = dir + 12 + 12 * i;
+    // each entry: 2 bytes padding, 2 bytes type, 4 bytes offset back from the directory, 4 bytes length
+    const back = tail.readUInt32LE(e + 4), len = tail.readUInt32LE(e + 8);
+    if (back > dir || len > back) return false;
+    covered += len;
+  }
+  return covered === dir;
+}
+
 export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
   name: NAME,
   verdictOrder: 60,
@@ -107,6 +133,9 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
       const padding = tail !== null && (tail.every((b) => b === tail[0]) || (tail.length === 2 && tail[0] === 0x0d && tail[1] === 0x0a));
       if (mpf && !embedded.some((e) => e.where === 'appended')) {
         add('info', `${appended} bytes of further JPEG images follow the picture, as its MPF segment announces (previews or depth maps written by the camera).`);
+        expectedTail = true;
+      } else if (format === 'jpeg' && tail && isSamsungTrailer(tail)) {
+        add('info', `${appended} bytes of Samsung's SEF trailer follow the picture (camera data such as the capture time, written by Samsung phones).`);
         expectedTail = true;
       } else if (padding && tail) {
         add('info', `${appended} byte${appended === 1 ? '' : 's'} of padding follow${appended === 1 ? 's' : ''} the end of the image (${tail.length === 2 && tail[0] === 0x0d ? 'a line break' : `0x${tail[0].toString(16).padStart(2, '0')} repeated`}): it holds no data.`);
