@@ -1,5 +1,5 @@
 // The accuracy benchmark's outside corpus (bench/accuracy/manifest.tsv, corpus.ts): every row is
-// whole and in a round; round 1 keeps exactly the split its figures were reported on; rounds 2 to 5
+// whole and in a round; round 1 keeps exactly the split its figures were reported on; rounds 2 to 6
 // are held out whole, so nobody can tune on them by running the calibration half.
 import { createHash } from 'node:crypto';
 import { test } from './helpers/test.ts';
@@ -11,12 +11,14 @@ const ROUND1_HELD_OUT = { rows: 226, ids: 'd519f1246c4e89dc95fba9cb73dc1b29e4b75
 const ROUND4_MIN = { rows: 200, camera: 120, astronomy: 10 };
 // round 5 (blind while rounds 3 and 4 are judged): camera photos first, no package above 30 pictures
 const ROUND5_MIN = { rows: 220, camera: 100, astronomy: 10, perPackage: 30 };
+// round 6 (blind once round 5 was judged): screenshots and artwork first, no package above 30 pictures
+const ROUND6_MIN = { rows: 250, screenshot: 60, artwork: 60, camera: 15, perPackage: 30 };
 
-test('every manifest row is whole, in round 1 to 5, and names its file by its sha256', async (t) => {
+test('every manifest row is whole, in round 1 to 6, and names its file by its sha256', async (t) => {
   const rows = await readManifest();
   t.true(rows.length > 0);
   for (const r of rows) {
-    t.true([1, 2, 3, 4, 5].includes(r.round), `${r.id}: round ${r.round}`);
+    t.true([1, 2, 3, 4, 5, 6].includes(r.round), `${r.id}: round ${r.round}`);
     t.true(['camera', 'astronomy', 'artwork', 'screenshot'].includes(r.cls), `${r.id}: class ${r.cls}`);
     t.true(['png', 'jpeg', 'webp'].includes(r.format), `${r.id}: format ${r.format}`);
     t.true(r.width > 0 && r.height > 0, `${r.id}: size`);
@@ -87,16 +89,37 @@ test('every round-5 picture is held out, whatever its group hashes to, and comes
   t.false(round5.some((r) => earlierGroups.has(r.group)), 'no round-5 group is shared with an earlier round');
 });
 
-test('--round takes 1 to 5, and rounds 2 to 5 have no calibration half', (t) => {
+test('every round-6 picture is held out, whatever its group hashes to, and comes from packages of no earlier round', async (t) => {
+  const rows = await readManifest();
+  const round6 = rows.filter((r) => r.round === 6);
+  t.true(round6.length >= ROUND6_MIN.rows, `round 6 has ${round6.length} pictures`);
+  t.true(round6.filter((r) => r.cls === 'screenshot').length >= ROUND6_MIN.screenshot, 'round 6 is screenshots first');
+  t.true(round6.filter((r) => r.cls === 'artwork').length >= ROUND6_MIN.artwork, 'and artwork');
+  t.true(round6.filter((r) => r.cls === 'camera').length >= ROUND6_MIN.camera, 'with some camera photos');
+  const perPackage = new Map<string, number>();
+  for (const r of round6) perPackage.set(r.pkg, (perPackage.get(r.pkg) ?? 0) + 1);
+  for (const [pkg, n] of perPackage) t.true(n <= ROUND6_MIN.perPackage, `${pkg} gives ${n} pictures: no one source dominates`);
+  t.true(round6.some((r) => halfOf(r.group) === 'calibration'), 'some round-6 groups hash to the calibration half (so the rule is what holds them out)');
+  for (const r of round6) t.is(halfOf(r.group, r.round), 'held-out', r.id);
+  const earlier = rows.filter((r) => r.round < 6);
+  const earlierPkgs = new Set(earlier.map((r) => r.pkg));
+  t.deepEqual(round6.filter((r) => earlierPkgs.has(r.pkg)).map((r) => r.pkg), [], 'round 6 is from packages no earlier round used');
+  const earlierGroups = new Set(earlier.map((r) => r.group));
+  t.false(round6.some((r) => earlierGroups.has(r.group)), 'no round-6 group is shared with an earlier round');
+});
+
+test('--round takes 1 to 6, and rounds 2 to 6 have no calibration half', (t) => {
   t.is(parseRound(undefined, 'held-out'), undefined);
   t.is(parseRound('1', 'calibration'), 1);
   t.is(parseRound('2', 'held-out'), 2);
   t.is(parseRound('3', 'held-out'), 3);
   t.is(parseRound('4', 'held-out'), 4);
   t.is(parseRound('5', 'held-out'), 5);
-  t.throws(() => parseRound('6', 'held-out'), { message: /--round is 1, 2, 3, 4 or 5/ });
+  t.is(parseRound('6', 'held-out'), 6);
+  t.throws(() => parseRound('7', 'held-out'), { message: /--round is 1, 2, 3, 4, 5 or 6/ });
   t.throws(() => parseRound('2', 'calibration'), { message: /no calibration half/ });
   t.throws(() => parseRound('3', 'calibration'), { message: /--round=3 has no calibration half/ });
   t.throws(() => parseRound('4', 'calibration'), { message: /--round=4 has no calibration half/ });
   t.throws(() => parseRound('5', 'calibration'), { message: /--round=5 has no calibration half/ });
+  t.throws(() => parseRound('6', 'calibration'), { message: /--round=6 has no calibration half/ });
 });
