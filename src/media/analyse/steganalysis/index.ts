@@ -249,12 +249,11 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   const structuralScore = answered.length ? answered.reduce((a, b) => a + b, 0) / answered.length : null;
   const floorContradicted = wsUnder && (structuralScore === null || structuralScore < WS_SHARE_WEAK * floor);
   if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS/SPA (${structuralScore === null ? 'no answer' : fmt(structuralScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
-  if (pairs.detected && !floorContradicted && floorDecides) {
-    notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})`);
-    return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
-  }
-  if (view === 'busy' && pairs.detected && !floorContradicted && (pairs.rate as number) > BUSY_FLOOR * FLOOR_THRESHOLD && (pairs.floorShare ?? 0) >= BUSY_FLOOR_SHARE) {
-    notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, above ${fmt(BUSY_FLOOR * FLOOR_THRESHOLD)} on a quarter of the busy samples at least`);
+  // on the whole picture any floor the other families do not contradict decides; on the busy
+  // pixels only a high and broad one (BUSY_FLOOR, BUSY_FLOOR_SHARE)
+  const floorRules = pairs.detected && !floorContradicted && (floorDecides || ((pairs.rate as number) > BUSY_FLOOR * FLOOR_THRESHOLD && (pairs.floorShare ?? 0) >= BUSY_FLOOR_SHARE));
+  if (floorRules) {
+    notes.push(floorDecides ? `histogram pairs: ${pairs.notes?.[1] ?? ''}, the trace LSB replacement leaves (above ${fmt(FLOOR_THRESHOLD)})` : `histogram pairs: ${pairs.notes?.[1] ?? ''}, above ${fmt(BUSY_FLOOR * FLOOR_THRESHOLD)} on a quarter of the busy samples at least`);
     return { suspected: true, evidence: 'strong', lsbAgreement: agreement, rate: Math.min(cc, (pairs.rate as number) * cc), thresholdBpp: threshold * cc, estimates, notes };
   }
   const chiCounts = chi.detected === true && bound >= threshold;
