@@ -289,7 +289,8 @@ function judge(img: PixelImage, withSpa: boolean, view: 'whole' | 'busy', share 
   // WS under and one of RS and SPA under too: RS alone keeps no floor alive (a GNOME docs
   // screenshot of round 6 read RS 0.65 of its floor, SPA 0.22 and WS 0.06)
   const floorContradicted = wsUnder && (structuralScore === null || structuralScore < WS_SHARE_WEAK * floor || Math.min(...answered) < WS_SHARE_WEAK * floor);
-  if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and RS/SPA (${structuralScore === null ? 'no answer' : fmt(structuralScore)}) read under a third of it: the picture's own one-sided pairs, not a payload`);
+  const underToo = structuralScore === null || structuralScore < WS_SHARE_WEAK * floor ? `RS/SPA (${structuralScore === null ? 'no answer' : fmt(structuralScore)})` : `${answered[0] < answered[1] ? 'RS' : 'SPA'} (${fmt(Math.min(...answered))}; ${answered[0] < answered[1] ? 'SPA' : 'RS'} alone over it)`;
+  if (floorContradicted) notes.push(`histogram pairs: ${pairs.notes?.[1] ?? ''}, but WS (${fmt(ws.score as number)}) and ${underToo} read under a third of it: the picture's own one-sided pairs, not a payload`);
   // on the whole picture any floor the other families do not contradict decides; on the busy
   // pixels only a high and broad one (BUSY_FLOOR, BUSY_FLOOR_SHARE)
   const floorRules = pairs.detected && !floorContradicted && (floorDecides || ((pairs.rate as number) > BUSY_FLOOR * FLOOR_THRESHOLD && (pairs.floorShare ?? 0) >= BUSY_FLOOR_SHARE
