@@ -13,13 +13,12 @@ import { analyseItemsOf } from '../api/analyse.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { person } from './account-pages.ts';
-import { render } from './respond.ts';
-import { jobView, stegoResultView, convertResultView, type JobInfo, type ResultFile } from './views/job.ts';
+import { render, wordsOf } from './respond.ts';
+import { jobTitle, jobView, stegoResultView, convertResultView, type JobInfo, type ResultFile } from './views/job.ts';
 import { analyseReportView } from './views/report.ts';
 
 /** Seconds between reloads of a running job's page: each is a round trip over Tor or I2P. */
 export const REFRESH_S = 3;
-const TITLE = { hide: 'Hide', reveal: 'Reveal', analyse: 'Analysis', convert: 'Conversion' } as const;
 
 function info(job: JobRow): JobInfo {
   return {
@@ -41,8 +40,9 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     const account = person(ctx);
     if (!account) return;
     const job = await d.jobs.owned(account, ctx.params.id);
-    const title = `${TITLE[job.product]} ${TERMINAL.includes(job.state) ? job.state : 'under way'}`;
-    if (!TERMINAL.includes(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S }));
+    const words = wordsOf(ctx);
+    const title = jobTitle(job, words);
+    if (!TERMINAL.includes(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S, words }));
     const { report, assets } = await d.results.of(job);
     const files: ResultFile[] = assets.map((a, n) => ({
       n,
@@ -57,13 +57,13 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     if (job.product === 'analyse') {
       const place = new Map(assets.map((a, n) => [a.id, n]));
       const items = analyseItemsOf(ctx, report, assets);
-      return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}` }));
+      return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}`, words }));
     }
     if (job.product === 'convert') {
       const failed = ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message }));
-      return render(ctx, { title }, convertResultView({ job: info(job), files, failed }));
+      return render(ctx, { title }, convertResultView({ job: info(job), files, failed, words }));
     }
-    render(ctx, { title }, stegoResultView({ job: info(job), files }));
+    render(ctx, { title }, stegoResultView({ job: info(job), files, words }));
   });
 
   // Downloads (and the report's pictures): always attachments, under a safe name.

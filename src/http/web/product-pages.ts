@@ -20,8 +20,8 @@ import { validate } from '../schemas/validate.ts';
 import { withinAccountLimits } from '../middleware/account-limits.ts';
 import { readMultipart, type Fields } from './form.ts';
 import { person } from './account-pages.ts';
-import { refusedNotice, render } from './respond.ts';
-import { productFormView, type FormLimits } from './views/forms.ts';
+import { refusedNotice, render, wordsOf } from './respond.ts';
+import { productFormView, productTitle, type FormLimits } from './views/forms.ts';
 
 export interface ProductPageDeps {
   sessions: Sessions;
@@ -34,7 +34,6 @@ export interface ProductPageDeps {
 }
 
 const PRODUCTS: readonly Product[] = ['hide', 'reveal', 'analyse', 'convert'];
-const TITLE: Record<Product, string> = { hide: 'Hide files in a picture or video', reveal: 'Reveal hidden files', analyse: 'Analyse pictures and videos', convert: 'Convert pictures and videos' };
 /** Which file input goes to which step of the session. */
 const STEP_OF: Record<Product, Record<string, number>> = { hide: { secret: 1, cover: 2 }, reveal: { file: 1 }, analyse: { files: 1 }, convert: { files: 1 } };
 /** Checkboxes: the form always has them, so one left empty (sent as nothing) is false. */
@@ -70,14 +69,16 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
   const bodies = jobStartBodies(d.jobs.limits.expiryMaxMs);
   const cap = Math.min(d.uploads.limits.directUploadMax, d.uploads.limits.fileMax);
 
-  const form = (ctx: Ctx, product: Product, values: Fields | Record<string, string | string[]>, notice?: { kind: 'error' | 'ok'; message: string; code?: string }, status = 200) =>
-    render(ctx, { title: TITLE[product], notice }, productFormView(product, { csrf: ctx.state.web!.csrf, values, limits: d.formLimits }), status);
+  const form = (ctx: Ctx, product: Product, values: Fields | Record<string, string | string[]>, notice?: { kind: 'error' | 'ok'; message: string; code?: string }, status = 200) => {
+    const words = wordsOf(ctx);
+    render(ctx, { title: productTitle(product, words), notice }, productFormView(product, { csrf: ctx.state.web!.csrf, values, limits: d.formLimits, words }), status);
+  };
 
   for (const product of PRODUCTS) {
     router.get(`/${product}`, (ctx) => {
       const account = person(ctx);
       if (!account) return;
-      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: NOT_VERIFIED, code: 'account_not_verified' } : undefined;
+      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: wordsOf(ctx).t('error.account_not_verified'), code: 'account_not_verified' } : undefined;
       form(ctx, product, {}, notice);
     });
 

@@ -1,0 +1,4 @@
+import { type Catalogue, en } from './en.ts';
+
+// TODO translate
+export const ar: Catalogue = { ...en };
