@@ -23,7 +23,6 @@ export const en = {
   'lang.all': 'All languages',
   'lang.title': 'Choose your language',
   'lang.intro': 'The pages are shown in the language you choose. The choice is kept in this browser until it is closed; nothing about it is stored on the service.',
-  'lang.current': '(now)',
 
   // home
   'home.title': 'Private media tools',
