@@ -102,6 +102,7 @@ test('POST /language sets a session cookie and sends back; every page is then in
     const p = await jar.fetch(page, { headers: { 'accept-language': 'fr' } });
     t.is(htmlTag(p.body), '<html lang="ar" dir="rtl">', page);
     t.regex(p.body, /<option value="ar" lang="ar" dir="rtl" selected>العربية<\/option>/, page);
+    if (page !== '/language') t.true(p.body.includes(`<input type="hidden" name="back" value="${page}">`), `${page}: the chooser comes back here`);
   }
   // and back again; the choice wins over Accept-Language
   await jar.post('/language', { lang: 'zh', back: '/' });

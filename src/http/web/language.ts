@@ -7,6 +7,7 @@ import { LANGS, LANGUAGES, isLang, tagOf, type Lang } from '../../i18n/languages
 import { fromAcceptLanguage } from '../../i18n/negotiate.ts';
 import type { AppState, Ctx, Mw } from '../context.ts';
 import { newRouter } from '../router.ts';
+import { isSamePath } from './back-path.ts';
 import { readForm } from './form.ts';
 import { html } from './html.ts';
 import { render, wordsOf } from './respond.ts';
@@ -33,11 +34,6 @@ export function webLanguage(): Mw {
     ctx.vary('Accept-Language');
     await next();
   };
-}
-
-/** A path of this site: one leading slash (not `//host` nor `/\host`), printable, short. */
-export function isSamePath(back: string): boolean {
-  return /^\/(?![/\\])[\x21-\x7e]*$/.test(back) && back.length <= 2048;
 }
 
 export function languagePages(d: { webSessions: WebSessions }): Router<AppState> {

@@ -6,6 +6,7 @@ import { hasMessage, type Values } from '../../i18n/format.ts';
 import type { Logger } from '../../log.ts';
 import { clientGone, type Ctx, type Mw } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
+import { isSamePath } from './back-path.ts';
 import type { Html } from './html.ts';
 import { page, type Chrome } from './layout.ts';
 import { errorView } from './views/error.ts';
@@ -25,8 +26,8 @@ const POSTED_FROM: [RegExp, string][] = [
 
 /** Where the language chooser of this page sends the person back to. */
 function backOf(ctx: Ctx): string {
-  if (ctx.method === 'GET' || ctx.method === 'HEAD') return ctx.url.length <= 2048 ? ctx.url : ctx.path;
-  return POSTED_FROM.find(([re]) => re.test(ctx.path))?.[1] ?? ctx.path;
+  const back = ctx.method === 'GET' || ctx.method === 'HEAD' ? ctx.url : (POSTED_FROM.find(([re]) => re.test(ctx.path))?.[1] ?? ctx.path);
+  return isSamePath(back) ? back : '/';
 }
 
 export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'words'>, body: Html, status = 200): void {
