@@ -64,7 +64,70 @@ const ASSET_WORDS: Record<string, MessageKey> = {
   faces: 'report.asset.faces',
 };
 
-const FIELD_WORDS: Record<string, MessageKey> = { gps: 'report.field.gps', highest: 'report.field.highest' };
+/** The verdicts' fields the page shows (scalars); a field not named here is shown by its API name. */
+const FIELD_WORDS: Record<string, MessageKey> = {
+  gps: 'report.field.gps',
+  highest: 'report.field.highest',
+  verdict: 'report.field.verdict',
+  applicable: 'report.field.applicable',
+  has_manifest: 'report.field.has_manifest',
+  trusted: 'report.field.trusted',
+  claim_generator: 'report.field.claim_generator',
+  signer: 'report.field.signer',
+  signed_at: 'report.field.signed_at',
+  digital_source_type: 'report.field.digital_source_type',
+  validation_errors: 'report.field.validation_errors',
+  matched: 'report.field.matched',
+  encoder_name: 'report.field.encoder_name',
+  encoder_family: 'report.field.encoder_family',
+  quality_level: 'report.field.quality_level',
+  quality_fit_rms: 'report.field.quality_fit_rms',
+  make: 'report.field.make',
+  model: 'report.field.model',
+  software: 'report.field.software',
+  process: 'report.field.process',
+  progressive: 'report.field.progressive',
+  arithmetic_coding: 'report.field.arithmetic_coding',
+  subsampling: 'report.field.subsampling',
+  optimised_huffman: 'report.field.optimised_huffman',
+  app_segments: 'report.field.app_segments',
+  comments: 'report.field.comments',
+  restart_interval: 'report.field.restart_interval',
+  truncated: 'report.field.truncated',
+  trailing_bytes: 'report.field.trailing_bytes',
+  double_compressed: 'report.field.double_compressed',
+  double_compression_confidence: 'report.field.double_compression_confidence',
+  estimated_first_quality: 'report.field.estimated_first_quality',
+  estimated_first_family: 'report.field.estimated_first_family',
+  double_compression_note: 'report.field.double_compression_note',
+  score: 'report.field.score',
+  exposures: 'report.field.exposures',
+  categories: 'report.field.categories',
+  suspected: 'report.field.suspected',
+  appended_bytes: 'report.field.appended_bytes',
+  count: 'report.field.count',
+  threshold: 'report.field.threshold',
+  time_s: 'report.field.time_s',
+  region_count: 'report.field.region_count',
+  text: 'report.field.text',
+  flagged: 'report.field.flagged',
+  reason: 'report.field.reason',
+  frames_read: 'report.field.frames_read',
+  keyframes: 'report.field.keyframes',
+  seconds_read: 'report.field.seconds_read',
+};
+
+/** The verdicts' answers that are codes. */
+const VALUE_WORDS: Record<string, MessageKey> = {
+  declared_aigc: 'report.value.declared_aigc',
+  possible_aigc: 'report.value.possible_aigc',
+  no_indication: 'report.value.no_indication',
+  valid: 'report.value.valid',
+  invalid: 'report.value.invalid',
+  likely_manipulated: 'report.value.likely_manipulated',
+  possibly_manipulated: 'report.value.possibly_manipulated',
+  none: 'report.none',
+};
 
 const NULL_WORDS: Record<NullMeaning, MessageKey> = { absent: 'report.null.absent', none: 'report.none', not_applicable: 'report.null.not_applicable', unrecognised: 'report.null.unrecognised' };
 
@@ -88,7 +151,8 @@ function scalar(v: unknown, w: Words): Html | string | null {
   if (isPosition(v)) return html`<bdi dir="ltr">${v.latitude}, ${v.longitude}</bdi>`;
   if (typeof v === 'boolean') return v ? w.t('report.yes') : w.t('report.no');
   if (v === '') return w.t('report.none');
-  // API codes such as "no_indication" read better as words
+  if (typeof v === 'string' && Object.hasOwn(VALUE_WORDS, v)) return w.t(VALUE_WORDS[v]);
+  // other API codes such as "baseline_huffman" read better as words
   if (typeof v === 'string') return /^[a-z]+(_[a-z0-9]+)+$/.test(v) ? v.replace(/_/g, ' ') : v;
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.length ? v.join(', ') : w.t('report.none');
@@ -153,9 +217,11 @@ function assets(list: AnalyseAsset[], href: (id: string) => string, w: Words): H
   })}`;
 }
 
-function mediaLine(m: AnalyseItem['media']): Html | null {
+const MEDIA_WORDS: Record<string, MessageKey> = { image: 'report.media.image', video: 'report.media.video' };
+
+function mediaLine(m: AnalyseItem['media'], w: Words): Html | null {
   if (!m) return null;
-  const parts = [m.kind ? words(m.kind) : null, m.format?.toUpperCase(), m.width && m.height ? `${m.width}×${m.height}` : null].filter(Boolean);
+  const parts = [m.kind ? wordsOr(w, MEDIA_WORDS, m.kind) : null, m.format?.toUpperCase(), m.width && m.height ? `${m.width}×${m.height}` : null].filter(Boolean);
   return html`<p class="meta">${parts.join(', ')}</p>`;
 }
 
@@ -174,7 +240,7 @@ function itemView(item: AnalyseItem, i: number, href: (id: string) => string, w:
   const reasons = item.grade_reasons ?? [];
   return html`<article class="item" aria-labelledby="${id}">
 <h2 id="${id}">${name}</h2>
-${mediaLine(item.media)}
+${mediaLine(item.media, w)}
 <section class="summary">
 <h3>${t('report.grade')}</h3>
 <p class="grade grade-${item.grade}"><span class="visually-hidden">${t('report.gradeIs')}</span>${item.grade}</p>
