@@ -4,7 +4,8 @@
 // "AI" credit line). Metadata proves nothing either way: it is easy to strip and to add.
 import { c2paOf, type C2paReading } from '../c2pa-reader.ts';
 import { throwIfAborted } from '../../errors.ts';
-import { noAnswer, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
+import { finding, noAnswer, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
 
 export interface AiGenerationVerdict {
   verdict: 'declared_aigc' | 'possible_aigc' | 'no_indication';
@@ -100,7 +101,8 @@ function fromTags(tags: Tags, manifestRead: boolean, declared: Signal[], possibl
 }
 
 const dedupe = (signals: Signal[]) => signals.filter((s, i) => signals.findIndex((t) => t.source === s.source && t.detail === s.detail) === i);
-const list = (signals: Signal[], n = 3) => signals.slice(0, n).map((s) => s.detail).join('; ') + (signals.length > n ? `; and ${signals.length - n} more` : '');
+/** The first n signals' details (the verdict's own English words) and how many more. */
+const list = (signals: Signal[], n = 3) => ({ signals: signals.slice(0, n).map((s) => s.detail).join('; '), more: Math.max(0, signals.length - n) });
 
 export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
   name: NAME,
@@ -110,9 +112,9 @@ export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
     section: 'provenance',
     points: (v) =>
       v?.verdict === 'declared_aigc'
-        ? [{ points: 2, reason: 'The file declares that it was made by a generative AI.' }]
+        ? [gradeReason(2, 'grade.ai_generation.declared')]
         : v?.verdict === 'possible_aigc'
-          ? [{ points: 1, reason: 'Metadata points to a generative AI tool.' }]
+          ? [gradeReason(1, 'grade.ai_generation.possible')]
           : [],
   },
   async run(input, options): Promise<DetectorResult<AiGenerationVerdict>> {
@@ -120,7 +122,7 @@ export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
     const [reading, tags] = await Promise.all([c2paOf(input, options), input.tags().catch(() => null)]);
     const tagsRead = tags !== null && Object.keys(tags).length > 0;
     const c2paRead = reading.status !== 'unreadable';
-    if (!tagsRead && !c2paRead) return noAnswer(NAME, 'Neither the metadata nor the C2PA provenance of this file could be read, so signs of AI generation could not be checked.');
+    if (!tagsRead && !c2paRead) return noAnswer(NAME, 'finding.ai_generation.unreadable');
 
     const declared: Signal[] = [];
     const possible: Signal[] = [];
@@ -130,19 +132,18 @@ export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
     const p = dedupe(possible);
 
     const findings: Finding[] = [];
-    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
     let verdict: AiGenerationVerdict['verdict'];
     if (d.length) {
       verdict = 'declared_aigc';
-      add('medium', `The file declares that it was made or edited with generative AI: ${list(d)}.`, 'A declaration in metadata can be removed or added by anyone; a signed, intact C2PA manifest is the strongest form of it.');
+      findings.push(finding(NAME, 'medium', 'finding.ai_generation.declared', list(d), 'tip.ai_generation.declared'));
     } else if (p.length) {
       verdict = 'possible_aigc';
-      add('low', `Metadata points to a generative AI tool: ${list(p)}.`, 'These traces are easy to add or remove: they suggest, they do not prove.');
+      findings.push(finding(NAME, 'low', 'finding.ai_generation.possible', list(p), 'tip.ai_generation.possible'));
     } else {
       verdict = 'no_indication';
-      add('info', 'No sign of AI generation in the metadata or provenance. The absence of signals proves nothing: such metadata is easily removed, and most generators write none.');
+      findings.push(finding(NAME, 'info', 'finding.ai_generation.none'));
     }
-    if (!tagsRead) add('info', 'The metadata could not be read; only the C2PA provenance was checked for signs of AI generation.');
+    if (!tagsRead) findings.push(finding(NAME, 'info', 'finding.ai_generation.tags_unreadable'));
     return { verdict: { verdict, signals: [...d, ...p] }, findings, assets: [] };
   },
 };
