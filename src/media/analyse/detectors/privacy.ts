@@ -39,28 +39,28 @@ const tagName = (k: string) => k.slice(k.indexOf(':') + 1);
  *  findings that list tags. */
 const list = (hits: [string, unknown][], n = 4) => ({ tags: hits.slice(0, n).map(([k, v]) => `${tagName(k)}: ${short(v)}`).join('; '), more: Math.max(0, hits.length - n) });
 /** A rule's finding message: its category's catalogue entry, with the tags listed. */
-const listed = (category: string, n?: number) => (h: [string, unknown][]): Message => ({ id: `finding.privacy.${category}` as MessageId, values: list(h, n) });
+const listed = (id: MessageId, n?: number) => (h: [string, unknown][]): Message => ({ id, values: list(h, n) });
 
 const RULES: Rule[] = [
   {
     category: 'serial_numbers',
     severity: 'high',
     match: (k) => /SerialNumber|ImageUniqueID|BodySerial|InternalSerial|CameraID$|DeviceSerial/i.test(k),
-    label: listed('serial_numbers'),
+    label: listed('finding.privacy.serial_numbers'),
     tip: 'tip.privacy.serial_numbers',
   },
   {
     category: 'owner',
     severity: 'high',
     match: (k) => /:(Artist|OwnerName|CameraOwnerName|Creator|By-line|Author|XPAuthor|Writer-Editor|Credit|Contact|CreatorContactInfo|CreatorWorkEmail|CreatorWorkTelephone|CreatorAddress|AuthorsPosition|Rights|Copyright|CopyrightNotice|Owner)$/i.test(k),
-    label: listed('owner'),
+    label: listed('finding.privacy.owner'),
     tip: 'tip.privacy.owner',
   },
   {
     category: 'camera',
     severity: 'medium',
     match: (k) => /^(IFD0|XMP-tiff|ExifIFD|XMP-aux|XMP-exifEX):(Make|Model|LensModel|LensMake|Lens|LensInfo|LensID|UniqueCameraModel)$/i.test(k),
-    label: listed('camera'),
+    label: listed('finding.privacy.camera'),
     tip: 'tip.privacy.camera',
   },
   {
@@ -74,14 +74,14 @@ const RULES: Rule[] = [
     category: 'dates',
     severity: 'low',
     match: (k) => /:(DateTimeOriginal|CreateDate|DateCreated|DateTimeCreated|DigitalCreationDate|DigitalCreationTime|TimeCreated|SubSecDateTimeOriginal|MetadataDate|ModifyDate|OffsetTime|OffsetTimeOriginal)$/.test(k) && !k.startsWith('PNG:'),
-    label: listed('dates', 3),
+    label: listed('finding.privacy.dates', 3),
     tip: 'tip.privacy.dates',
   },
   {
     category: 'software',
     severity: 'low',
     match: (k) => /:(Software|CreatorTool|ProcessingSoftware|HostComputer|HistorySoftwareAgent|Originating Program|OriginatingProgram|ProgramVersion)$/i.test(k),
-    label: listed('software'),
+    label: listed('finding.privacy.software'),
     tip: 'tip.privacy.software',
   },
   {
@@ -95,21 +95,21 @@ const RULES: Rule[] = [
     category: 'iptc',
     severity: 'medium',
     match: (k) => k.startsWith('IPTC:') || k.startsWith('XMP-iptcCore:') || k.startsWith('XMP-iptcExt:') || /^XMP-photoshop:(City|State|Country|Headline|Instructions|Source|TransmissionReference|CaptionWriter)$/.test(k) || /^XMP-dc:(Description|Title|Subject)$/.test(k),
-    label: listed('iptc'),
+    label: listed('finding.privacy.iptc'),
     tip: 'tip.privacy.iptc',
   },
   {
     category: 'comments',
     severity: 'low',
     match: (k) => /:(Comment|UserComment|XPComment|ImageDescription|XPSubject|XPKeywords|XPTitle)$/.test(k) && !k.startsWith('PNG:'),
-    label: listed('comments'),
+    label: listed('finding.privacy.comments'),
     tip: 'tip.privacy.comments',
   },
   {
     category: 'png_text',
     severity: 'low',
     match: (k) => k.startsWith('PNG:') && !PNG_TECHNICAL.test(k),
-    label: listed('png_text'),
+    label: listed('finding.privacy.png_text'),
     tip: 'tip.privacy.png_text',
   },
   {
@@ -177,14 +177,14 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
     }
 
     // Embedded thumbnails and previews: an exposure, and worse when they show another picture
-    const thumbs = ['ThumbnailImage', 'PreviewImage', 'JpgFromRaw', 'OtherImage'].filter((t) => Object.keys(tags).some((k) => tagName(k) === t || tagName(k) === `${t}Length` || tagName(k) === t.replace('Image', 'Length')));
+    const thumbs = (['ThumbnailImage', 'PreviewImage', 'JpgFromRaw', 'OtherImage'] as const).filter((t) => Object.keys(tags).some((k) => tagName(k) === t || tagName(k) === `${t}Length` || tagName(k) === t.replace('Image', 'Length')));
     if (thumbs.length) {
       categories.push('thumbnail');
       const differs = await thumbnailDiffers(input, options);
       findings.push(
         differs
           ? finding(NAME, 'high', 'finding.privacy.thumbnail_differs', undefined, 'tip.privacy.thumbnail_differs')
-          : finding(NAME, 'low', 'finding.privacy.thumbnail', { kinds: listOf(thumbs.map((t) => ({ id: `finding.privacy.part.${t}` as MessageId })), 'finding.part.and') }, 'tip.privacy.thumbnail'),
+          : finding(NAME, 'low', 'finding.privacy.thumbnail', { kinds: listOf(thumbs.map((t) => ({ id: `finding.privacy.part.${t}` })), 'finding.part.and') }, 'tip.privacy.thumbnail'),
       );
     }
 

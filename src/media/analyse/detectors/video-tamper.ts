@@ -6,7 +6,7 @@
 import { throwIfAborted } from '../../errors.ts';
 import { finding, type Detector, type DetectorResult, type Finding } from '../detector.ts';
 import { gradeReason } from '../grade.ts';
-import { listOf, type MessageId } from '../../../i18n/findings-format.ts';
+import { listOf } from '../../../i18n/findings-format.ts';
 import { encoderBreaks, encoderMarks } from '../video/encoder.ts';
 import { frameTimings, sceneDistances } from '../video/decode.ts';
 import { MAX_TIMING_FRAMES } from '../video/stream.ts';
@@ -22,7 +22,7 @@ const MAX_LISTED = 50;
 
 /** The first five breaks ("a ... at 1.20 s; ...") and how many more: the findings' values. */
 const where = (bs: VideoBreak[]) => ({
-  breaks: listOf(bs.slice(0, 5).map((b) => ({ id: 'finding.video_tamper.part.at' as const, values: { kind: { id: `finding.video_tamper.kind.${b.kind}` as MessageId }, time: b.time_s.toFixed(2) } })), 'finding.part.semicolon'),
+  breaks: listOf(bs.slice(0, 5).map((b) => ({ id: 'finding.video_tamper.part.at' as const, values: { kind: { id: `finding.video_tamper.kind.${b.kind}` as const }, time: b.time_s.toFixed(2) } })), 'finding.part.semicolon'),
   more: Math.max(0, bs.length - 5),
 });
 
