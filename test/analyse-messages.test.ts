@@ -106,7 +106,7 @@ test('the English label, tip and grade reason of each finding of real analyses i
       t.truthy(f.message, `${f.label}: no message`);
       t.is(say(f.message), f.label);
       t.is(f.tip === undefined, f.tipMessage === undefined, `${f.label}: a tip and its message go together`);
-      if (f.tipMessage) t.is<string | undefined>(say(f.tipMessage), f.tip);
+      if (f.tipMessage) t.is(say(f.tipMessage), f.tip as string);
       seen.add(f.message.id);
     }
     for (const r of stored.grade_reasons) {
