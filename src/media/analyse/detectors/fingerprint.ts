@@ -522,7 +522,9 @@ async function run(input: AnalyseInput, options: AnalyseOptions): Promise<Detect
     findings.push(finding(NAME, 'low', 'finding.camera_fingerprint.edited_with', { editor }, 'tip.camera_fingerprint.edited_with'));
   }
   if (quality !== null) {
-    findings.push(matched ? finding(NAME, 'info', 'finding.camera_fingerprint.quality', { quality, family }) : finding(NAME, 'info', 'finding.camera_fingerprint.quality_about', { quality }));
+    // the tables matched exactly are IJG's or mozjpeg's (the verdict names the family in English)
+    const tables = { id: family === FAMILY_MOZJPEG ? 'finding.camera_fingerprint.family.mozjpeg' : 'finding.camera_fingerprint.family.ijg' } as const;
+    findings.push(matched ? finding(NAME, 'info', 'finding.camera_fingerprint.quality', { quality, family: tables }) : finding(NAME, 'info', 'finding.camera_fingerprint.quality_about', { quality }));
   }
   if (s.truncated) {
     findings.push(finding(NAME, 'info', 'finding.camera_fingerprint.truncated'));
