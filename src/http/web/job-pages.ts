@@ -56,7 +56,7 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     }));
     if (job.product === 'analyse') {
       const place = new Map(assets.map((a, n) => [a.id, n]));
-      const items = analyseItemsOf(ctx, report, assets);
+      const items = analyseItemsOf(ctx, report, assets, { messages: true });
       return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}`, words }));
     }
     if (job.product === 'convert') {
