@@ -294,3 +294,7 @@ export const findingsEn = {
   'grade.check.forensic': 'manipulation',
   'grade.check.hidden_content': 'hidden content',
 } as const;
+
+export type FindingsKey = keyof typeof findingsEn;
+/** Another language's findings: every key of English's (the type check catches a missing one). */
+export type FindingsCatalogue = Record<FindingsKey, string>;

@@ -1,0 +1,4 @@
+import { type FindingsCatalogue, findingsEn } from './findings-en.ts';
+
+// TODO translate
+export const findingsPt: FindingsCatalogue = { ...findingsEn };
