@@ -275,6 +275,10 @@ export const en = {
   'report.findings': 'Findings',
   'report.noFindings': 'No findings.',
   'report.tip': 'Tip:',
+  // the API's phrases inside a finding (convert with redact ["faces"]), put in the forms' words
+  'report.formWords.redact': 'use the <link>{page}</link> page with “{option}” ticked under “{legend}”',
+  'report.formWords.optionOff': '(“{option}” was not ticked)',
+  'report.formWords.countNull': 'count shows “no answer”, not zero',
   'report.checks': 'Checks',
   'report.empties': '“No answer”: the check could not run on this file (or does not apply to it), so it says nothing either way. “Not present”: the check ran and the file does not carry this detail.',
   'report.noAnswer': 'no answer',

@@ -22,16 +22,6 @@ type Option = readonly [value: string, label: string];
 
 const EXPIRIES = ['1h', '6h', '1d', '3d', '7d'];
 
-/** Labels other pages name when they tell a person what to tick (the report's tips), in English. */
-export const LABELS = {
-  convertPage: ENGLISH.t('nav.convert'),
-  redactLegend: ENGLISH.t('form.convert.redact'),
-  redactFaces: ENGLISH.t('form.convert.redactFaces'),
-  redactText: ENGLISH.t('form.convert.redactText'),
-  findFaces: ENGLISH.t('form.analyse.findFaces'),
-  findText: ENGLISH.t('form.analyse.findText'),
-} as const;
-
 function all(values: Values, name: string): string[] {
   const v = values[name];
   return v === undefined ? [] : Array.isArray(v) ? v : [v];

@@ -7,6 +7,8 @@ import { inFormWords } from './form-words.ts';
 import { jobSummary, type JobInfo } from './job.ts';
 import { humanBytes, words } from './parts.ts';
 import { ENGLISH, type MessageKey, type Words } from '../words.ts';
+import { FINDINGS_CATALOGUES } from '../../../i18n/catalogues/index.ts';
+import { formatMessage, type Message } from '../../../i18n/findings-format.ts';
 
 export interface AnalyseAsset {
   asset_id: string;
@@ -19,7 +21,7 @@ export interface AnalyseAsset {
 export type AnalyseItem = Record<string, unknown> & {
   name?: string;
   grade?: string | null;
-  grade_reasons?: { points: number; reason: string }[];
+  grade_reasons?: { points: number; reason: string; message?: Message }[];
   face_count?: number | null;
   text_region_count?: number | null;
   watermark_flagged?: boolean | null;
@@ -36,6 +38,21 @@ interface Finding {
   severity: string;
   label: string;
   tip?: string;
+  /** the label's and the tip's messages, to say them in the page's language (reports stored
+   *  before the messages existed have none: their English stays) */
+  message?: Message;
+  tipMessage?: Message;
+}
+
+/** A message in the page's language; the English text when the page is English, when there is
+ *  no message, or when the catalogue cannot say it (a report stored by an older release). */
+function inLanguage(w: Words, english: string, message: Message | undefined): string {
+  if (!message || w.lang === 'en') return english;
+  try {
+    return formatMessage(w.tag, FINDINGS_CATALOGUES[w.lang], message);
+  } catch {
+    return english;
+  }
 }
 
 const SEVERITIES = ['high', 'medium', 'low', 'info'];
@@ -198,8 +215,8 @@ function findings(list: Finding[], w: Words): Html {
 <ul class="findings">
 ${group.map(
   (f) =>
-    html`<li class="finding"><span class="sev sev-${sev}">${Object.hasOwn(SEVERITY_BADGES, sev) ? w.t(SEVERITY_BADGES[sev]) : sev}</span> ${inFormWords(f.label)}${
-      f.tip ? html`<p class="tip"><strong>${w.t('report.tip')}</strong> ${inFormWords(f.tip)}</p>` : null
+    html`<li class="finding"><span class="sev sev-${sev}">${Object.hasOwn(SEVERITY_BADGES, sev) ? w.t(SEVERITY_BADGES[sev]) : sev}</span> ${inFormWords(inLanguage(w, f.label, f.message), w)}${
+      f.tip ? html`<p class="tip"><strong>${w.t('report.tip')}</strong> ${inFormWords(inLanguage(w, f.tip, f.tipMessage), w)}</p>` : null
     }</li>\n`,
 )}</ul>`;
   })}`;
@@ -246,7 +263,7 @@ ${mediaLine(item.media, w)}
 <p class="grade grade-${item.grade}"><span class="visually-hidden">${t('report.gradeIs')}</span>${item.grade}</p>
 ${
   reasons.length
-    ? html`<ul class="reasons">${reasons.map((r) => html`<li>${r.reason}${r.points ? html` <span class="points">${t('report.points', { points: r.points })}</span>` : null}</li>`)}</ul>`
+    ? html`<ul class="reasons">${reasons.map((r) => html`<li>${inLanguage(w, r.reason, r.message)}${r.points ? html` <span class="points">${t('report.points', { points: r.points })}</span>` : null}</li>`)}</ul>`
     : html`<p>${t('report.nothingLowered')}</p>`
 }
 <dl class="facts counts">
