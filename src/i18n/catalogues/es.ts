@@ -225,7 +225,7 @@ export const es: Catalogue = {
   'form.analyse.files': 'Archivos que analizar',
   'form.analyse.depth': 'Profundidad forense',
   'form.analyse.depth.standard': 'Estándar',
-  'form.analyse.depth.deep': 'Profunda (más lenta: añade la detección de copiar y mover y más estegoanálisis)',
+  'form.analyse.depth.deep': 'Profunda (más lenta: añade la detección de copia-movimiento y más estegoanálisis)',
   'form.analyse.sensitivity': 'Sensibilidad para rostros',
   'form.analyse.sensitivity.low': 'Baja',
   'form.analyse.sensitivity.medium': 'Media',
