@@ -63,7 +63,7 @@ export const es: Catalogue = {
   'home.products': 'Qué hace',
   'home.hide': 'Sella uno o varios archivos con una frase de contraseña y los oculta dentro de una imagen o un video de aspecto corriente (el portador). El resultado se ve y se reproduce como el portador; sin la frase de contraseña, los archivos ocultos no se pueden encontrar ni leer.',
   'home.reveal': 'Con un archivo creado con Ocultar y su frase de contraseña, recupera los archivos ocultos con sus propios nombres. Una frase de contraseña incorrecta no revela nada.',
-  'home.analyse': 'Comprueba en imágenes y videos los signos de edición, la generación por IA, la procedencia (C2PA), el contenido oculto, las marcas de agua, los rostros, el texto legible y los metadatos que identifican. Cada archivo recibe una calificación de A a F con sus motivos, y una comprobación que no pudo ejecutarse lo indica en lugar de darse por superada.',
+  'home.analyse': 'Busca en imágenes y videos signos de edición o de generación por IA, la procedencia (C2PA), contenido oculto, marcas de agua, rostros, texto legible y metadatos que identifican. Cada archivo recibe una calificación de A a F con sus motivos, y una comprobación que no pudo ejecutarse lo indica en lugar de darse por superada.',
   'home.convert': 'Convierte imágenes y videos a otro formato o tamaño, con la opción de difuminar antes los rostros y el texto. Todos los resultados se entregan sin metadatos.',
   'home.limits': 'Cada archivo puede ocupar hasta {size}, y una tarea admite hasta {count, plural, one {# archivo} other {# archivos}}.',
   'home.privacy': 'Qué guarda este servicio y qué no',
@@ -71,7 +71,7 @@ export const es: Catalogue = {
   'home.privacy.expiry': 'Los resultados caducan por defecto al cabo de {default}; se puede elegir un plazo más corto, o uno más largo de hasta {max}.',
   'home.privacy.logs': 'No se registran direcciones IP, nombres de archivo ni frases de contraseña.',
   'home.privacy.stripped': 'Todos los resultados se entregan sin metadatos.',
-  'home.privacy.noScript': 'Estas páginas no cargan nada de ningún otro sitio ni usan JavaScript: funcionan en Tor Browser con el nivel de seguridad «Safest» (el más seguro).',
+  'home.privacy.noScript': 'Estas páginas no cargan nada de ningún otro sitio ni usan JavaScript: funcionan en Tor Browser con el nivel de seguridad «El más seguro» (Safest).',
   'home.privacy.account': 'Una cuenta guarda solo su dirección de correo electrónico (cifrada, con un hash con clave para encontrarla), un hash argon2id de su contraseña y un HMAC de cada clave de API (nunca la clave misma).',
 
   // durations and sizes
@@ -146,7 +146,7 @@ export const es: Catalogue = {
   'refuse.done.title': 'Registro rechazado',
   'refuse.done.heading': 'El registro está rechazado',
   'refuse.done.text': 'La cuenta que se pidió con su dirección se eliminó, junto con su contraseña. Su dirección queda libre: puede <a>registrarse</a> con ella.',
-  'refuse.invalid.next': 'Si otra persona tiene una cuenta con su dirección, <a>establezca una contraseña nueva</a> para ella: así se cierra su sesión.',
+  'refuse.invalid.next': 'Si otra persona tiene una cuenta con su dirección, <a>establezca una contraseña nueva</a> para ella: así se cierra la sesión de esa persona.',
 
   // the account
   'account.title': 'Su cuenta',
@@ -276,12 +276,12 @@ export const es: Catalogue = {
   'job.state.failed': 'Fallida',
   'job.started': 'Inicio',
   'job.finished': 'Fin',
-  'job.destroyedAt': 'Resultados destruidos el',
+  'job.destroyedAt': 'Destrucción de los resultados',
   'job.progress': 'Progreso: {pct} %',
   'job.reloads': 'Esta página se recarga sola cada {s, plural, one {# segundo} other {# segundos}}. <a>Recargar ahora</a>',
   'job.seeResults': 'Ver los resultados',
   'job.keepAddress': 'Se puede salir de esta página y volver a ella: su dirección es la única forma de volver a la tarea, así que conviene guardarla antes de cerrar la página.',
-  'job.from': 'de {name}',
+  'job.from': 'a partir de {name}',
   'job.revealed': 'Archivos revelados',
   'job.hidden': 'Ocultos en el portador',
   'job.shareAsIs': 'Comparta el archivo tal como está: volver a guardarlo, cambiar su tamaño o enviarlo por un servicio que recomprime las imágenes destruye lo que está oculto.',
@@ -400,7 +400,7 @@ export const es: Catalogue = {
   'report.value.possibly_manipulated': 'posiblemente manipulado',
 
   // error pages
-  'errorPage.title': 'No se hizo',
+  'errorPage.title': 'No se pudo completar',
   'errorPage.title.500': 'Error',
   'errorPage.400': 'No se entendió la solicitud',
   'errorPage.403': 'No permitido',
