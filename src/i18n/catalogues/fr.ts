@@ -186,7 +186,7 @@ export const fr: Catalogue = {
   'account.sessions.opened': 'Connexion',
   'account.sessions.seen': 'Dernière activité',
   'account.sessions.network': 'Réseau',
-  'account.sessions.method': 'Moyen',
+  'account.sessions.method': 'Moyen de connexion',
   'account.sessions.thisBrowser': '(ce navigateur)',
   'account.sessions.end': 'Fermer',
   'account.sessions.endOthers': 'Fermer toutes les autres sessions',
