@@ -52,7 +52,7 @@ export const findingsPt: FindingsCatalogue = {
   'finding.privacy.part.OtherImage': 'outra imagem',
   'tip.privacy.thumbnail': 'As miniaturas são uma segunda cópia da imagem que os editores muitas vezes se esquecem de atualizar.',
   'finding.privacy.video_tags_unreadable': 'Não foi possível ler as tags do contêiner do vídeo; só a leitura do exiftool foi verificada.',
-  'finding.privacy.none': 'Nenhum metadado que identifique foi encontrado.',
+  'finding.privacy.none': 'Nenhum metadado identificador foi encontrado.',
   'finding.privacy.video_gps': 'Posição GPS registrada no contêiner do vídeo: {latitude}, {longitude}.',
   'finding.privacy.video_device': 'Aparelho de gravação citado no contêiner do vídeo ({names}).',
   'tip.privacy.video_device': 'A marca e o modelo reduzem o número de pessoas que podem ter filmado.',
@@ -158,7 +158,7 @@ export const findingsPt: FindingsCatalogue = {
   'finding.hidden_content.part.line_break': 'uma quebra de linha',
   'finding.hidden_content.part.repeated': '{byte} repetido',
   'finding.hidden_content.appended': '{bytes, plural, one {{bytes} byte vem} other {{bytes} bytes vêm}} depois do fim da imagem. Os visualizadores os ignoram; é uma forma comum de ocultar um arquivo.',
-  'finding.hidden_content.appended_files': '{bytes, plural, one {{bytes} byte vem} other {{bytes} bytes vêm}} depois do fim da imagem e contêm: {files}. Os visualizadores os ignoram; é uma forma comum de ocultar um arquivo.',
+  'finding.hidden_content.appended_files': '{bytes, plural, one {{bytes} byte vem} other {{bytes} bytes vêm}} depois do fim da imagem, com este conteúdo: {files}. Os visualizadores os ignoram; é uma forma comum de ocultar um arquivo.',
   'finding.hidden_content.part.a_file': '{type}',
   'tip.hidden_content.appended': 'Corte o arquivo no marcador de fim, ou abra os bytes finais com a ferramenta correspondente, para ver o que são.',
   'finding.hidden_content.polyglot': 'Assinaturas de outros tipos de arquivo dentro dos dados da imagem: {places}. O arquivo pode ser um poliglota.',
@@ -170,7 +170,7 @@ export const findingsPt: FindingsCatalogue = {
   'finding.hidden_content.not_walked': 'A estrutura {format} não foi percorrida (formato não coberto, ou arquivo danificado); portanto, dados acrescentados não foram verificados.',
   'finding.hidden_content.video_structure': 'As verificações de estrutura cobrem imagens estáticas; aqui os vídeos não são verificados quanto a dados acrescentados.',
   'finding.hidden_content.lsb_suspected': 'Suspeita de esteganografia LSB: cerca de {payload} bits por pixel parecem ter sido substituídos (limiar {threshold}){busy}{notes}.',
-  'finding.hidden_content.part.busy': ', medido apenas nos pixels movimentados da imagem ({share} % dela: áreas lisas deixadas de fora, como gravam ferramentas como o stegosuite)',
+  'finding.hidden_content.part.busy': ', medido apenas nos pixels com textura da imagem ({share}% dela; as áreas lisas ficam de fora, pois é assim que gravam ferramentas como o stegosuite)',
   'finding.hidden_content.part.notes': ': {notes}',
   'tip.hidden_content.lsb_suspected': 'Uma mensagem pode estar oculta no bit mais baixo dos pixels; só a ferramenta e a chave de quem a enviou podem lê-la.',
   'finding.hidden_content.lsb_weak': 'Sinais fracos de substituição LSB (estimativa de {payload} bits por pixel, limiar {threshold}), não confirmados por um segundo método: {notes}. Imagens limpas com ruído fino (as geradas por IA, por exemplo) muitas vezes dão essa leitura.',
@@ -178,15 +178,15 @@ export const findingsPt: FindingsCatalogue = {
   'finding.hidden_content.lsb_no_answer': 'A esteganálise LSB não deu resposta: {notes}.',
   'finding.hidden_content.lsb_none': 'Nenhum sinal de substituição LSB (estimativa de {payload} bpp, limiar {threshold}){notes}.',
   'finding.hidden_content.lsb_failed': 'A esteganálise LSB não pôde ser executada nesta imagem ({error}).',
-  'finding.hidden_content.lsb_not_lossless': 'A esteganálise LSB se aplica a imagens sem perdas; este {format} é {animated, select, yes {animado} other {com perdas}}, então os pixels dele não foram verificados (a esteganografia nos coeficientes JPEG não é detectada aqui).',
-  'finding.hidden_content.video_lossy': 'O vídeo é com perdas: os quadros dele não foram verificados quanto a esteganografia LSB (um codec com perdas reescreve todos os bits baixos).',
+  'finding.hidden_content.lsb_not_lossless': 'A esteganálise LSB se aplica a imagens sem perdas; este {format} {animated, select, yes {é animado} other {usa compressão com perdas}}, então os pixels dele não foram verificados (a esteganografia nos coeficientes JPEG não é detectada aqui).',
+  'finding.hidden_content.video_lossy': 'O vídeo usa compressão com perdas: os quadros dele não foram verificados quanto a esteganografia LSB (um codec com perdas reescreve todos os bits baixos).',
   'finding.hidden_content.video_no_frame': 'Nenhum quadro do vídeo pôde ser decodificado para a esteganálise.',
   'finding.hidden_content.video_lsb_suspected': 'Suspeita de esteganografia LSB em {hits} de {checked} quadros amostrados deste vídeo sem perdas (até cerca de {payload} bits por pixel).',
   'tip.hidden_content.video_lsb_suspected': 'Um vídeo sem perdas é uma escolha incomum fora da edição; uma mensagem pode estar oculta no bit mais baixo dos quadros dele.',
   'finding.hidden_content.video_lsb_none': 'Nenhum sinal de substituição LSB em {checked} quadros amostrados deste vídeo sem perdas.',
   'finding.hidden_content.video_lsb_no_answer': 'A esteganálise LSB não deu resposta nos quadros amostrados (pequenos ou lisos demais).',
   'grade.hidden_content.suspected': 'Há suspeita de conteúdo oculto.',
-  'grade.hidden_content.weak': 'Limitada a B: a esteganálise viu sinais fracos de substituição LSB que um segundo método não confirmou.',
+  'grade.hidden_content.weak': 'Nota limitada a B: a esteganálise viu sinais fracos de substituição LSB que um segundo método não confirmou.',
 
   // ---- signs of editing (forensic)
   'finding.forensic.undecodable': 'A imagem não pôde ser decodificada, então não foi verificada quanto a sinais de edição.',
@@ -212,7 +212,7 @@ export const findingsPt: FindingsCatalogue = {
   'finding.forensic.none': 'Nenhum sinal de edição se destacou na análise de {methods}.',
   'finding.forensic.part.error_level': 'nível de erro',
   'finding.forensic.part.noise': 'ruído',
-  'finding.forensic.part.copy_move': 'cópia e colagem',
+  'finding.forensic.part.copy_move': 'clonagem',
   'grade.forensic.likely': 'Os mapas forenses mostram provável manipulação.',
   'grade.forensic.possible': 'Os mapas forenses mostram possível manipulação.',
 
@@ -230,7 +230,7 @@ export const findingsPt: FindingsCatalogue = {
   // ---- readable text
   'finding.text.off': 'A detecção de texto não foi solicitada {off}; quanto às regiões de texto, {count}.',
   'finding.text.failed': 'Não foi possível procurar texto neste arquivo; quanto às regiões de texto, {count}.',
-  'finding.text.no_answer': 'A detecção de texto não deu resposta: a contagem de regiões de texto é nula (sem resposta), não zero.',
+  'finding.text.no_answer': 'A detecção de texto não deu resposta: a contagem de regiões de texto é null (sem resposta), e não zero.',
   'finding.text.found': '{count, plural, one {{count} linha de texto encontrada} other {{count} linhas de texto encontradas}} na imagem (o texto está no resultado).',
   'tip.text.found': 'O texto em uma imagem pode dizer mais do que se pretendia; para desfocá-lo antes de compartilhar, {redact}.',
   'finding.text.none': 'Nenhum texto legível encontrado.',
@@ -275,7 +275,7 @@ export const findingsPt: FindingsCatalogue = {
   // ---- audio splices
   'finding.audio_splice.no_audio': 'O vídeo não tem faixa de áudio; portanto, não há áudio a verificar quanto a emendas.',
   'finding.audio_splice.breaks': 'O áudio tem rupturas abruptas, muito além da sua variação habitual: {breaks}{more, plural, =0 {} other {; e mais {more}}}. Outra gravação pode ter sido emendada, ou um trecho cortado.',
-  'tip.audio_splice.breaks': 'Ouça o áudio em torno desses momentos; uma trilha sonora editada ou um corte seco numa música podem ter a mesma aparência.',
+  'tip.audio_splice.breaks': 'Ouça o áudio em torno desses momentos; uma trilha sonora editada ou um corte seco numa música podem parecer iguais.',
   'finding.audio_splice.part.at': '{kind} em {time} s',
   'finding.audio_splice.kind.spectrum_break': 'uma mudança repentina de som',
   'finding.audio_splice.kind.level_break': 'um salto repentino de volume',
@@ -285,7 +285,7 @@ export const findingsPt: FindingsCatalogue = {
   'grade.audio_splice.breaks': 'O áudio tem rupturas abruptas: outra gravação pode ter sido emendada.',
 
   // ---- the grade
-  'grade.capped_unanswered': 'Limitada a B: {count, plural, one {a verificação de {checks} não deu resposta} other {as verificações de {checks} não deram resposta}}, e sem resposta não é um resultado limpo.',
+  'grade.capped_unanswered': 'Nota limitada a B: {count, plural, one {a verificação de {checks} não deu resposta} other {as verificações de {checks} não deram resposta}}, e sem resposta não é um resultado limpo.',
   'grade.check.forensic': 'manipulação',
   'grade.check.hidden_content': 'conteúdo oculto',
 };
