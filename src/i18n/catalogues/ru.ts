@@ -18,6 +18,7 @@ import type { Catalogue } from './en.ts';
 //   watermark — водяной знак              steganography — стеганография
 //   hidden content — скрытое содержимое   face — лицо
 //   text (OCR) — читаемый текст           verify — подтвердить
+//   redact (convert form) — замаскировать  (blur — размыть; не «скрыть», that is hide)
 // Register: «вы» (lower case), plain and polite; quotes « ».
 export const ru: Catalogue = {
   // the document around every page
@@ -129,7 +130,7 @@ export const ru: Catalogue = {
   'signInLink.submit': 'Войти',
   'refuse.title': 'Отклонить регистрацию',
   'refuse.text': 'Кто-то запросил создание учётной записи с вашим адресом. Если это были не вы, отклоните запрос: учётная запись будет сразу удалена, и никто не сможет ею воспользоваться.',
-  'refuse.submit': 'Это был не я: удалить',
+  'refuse.submit': 'Это не я: удалить',
   'refuse.done.title': 'Регистрация отклонена',
   'refuse.done.heading': 'Регистрация отклонена',
   'refuse.done.text': 'Учётная запись, запрошенная с вашим адресом, удалена вместе с паролем. Ваш адрес свободен: вы можете сами <a>зарегистрироваться</a> с ним.',
@@ -174,7 +175,7 @@ export const ru: Catalogue = {
   'account.sessions.ended': 'Сеанс завершён: в том браузере выполнен выход.',
   'account.sessions.othersEnded': '{count, plural, one {# другой сеанс завершён} few {# других сеанса завершены} many {# других сеансов завершены} other {# другого сеанса завершены}}: вход выполнен только в этом браузере.',
   'account.linkResent': 'Новая ссылка отправлена на ваш адрес.',
-  'network.clearnet': 'интернет',
+  'network.clearnet': 'обычный интернет',
   'network.onion': 'Tor (onion)',
   'network.i2p': 'I2P',
   'method.password': 'пароль',
@@ -239,10 +240,10 @@ export const ru: Catalogue = {
   'form.convert.options': 'Параметры',
   'form.convert.upscale': 'Увеличивать изображения меньшего размера до заданного',
   'form.convert.lossless': 'Без потерь, если формат это позволяет',
-  'form.convert.redact': 'Скрыть перед преобразованием',
+  'form.convert.redact': 'Замаскировать перед преобразованием',
   'form.convert.redactFaces': 'Лица',
   'form.convert.redactText': 'Текст',
-  'form.convert.redactStyle': 'Способ скрытия',
+  'form.convert.redactStyle': 'Способ маскировки',
   'form.convert.redactStyle.blur': 'Размытие (по умолчанию)',
   'form.convert.redactStyle.fill': 'Сплошные чёрные прямоугольники',
 
@@ -263,7 +264,7 @@ export const ru: Catalogue = {
   'job.state.failed': 'Не выполнено',
   'job.started': 'Начато',
   'job.finished': 'Завершено',
-  'job.destroyedAt': 'Результаты уничтожены',
+  'job.destroyedAt': 'Срок уничтожения результатов',
   'job.progress': 'Выполнено: {pct} %',
   'job.reloads': 'Эта страница обновляется каждые {s, plural, one {# секунду} few {# секунды} many {# секунд} other {# секунды}}. <a>Обновить сейчас</a>',
   'job.seeResults': 'Посмотреть результаты',
@@ -412,7 +413,7 @@ export const ru: Catalogue = {
   'error.expected_form': 'Отправьте эту форму с её страницы.',
   'error.expected_multipart': 'Отправьте эту форму с её страницы.',
   'error.length_required': 'Форма должна отправляться с заголовком Content-Length.',
-  'error.invalid_multipart': 'Тело формы обрезано или не является корректным multipart.',
+  'error.invalid_multipart': 'Тело формы обрезано или не является корректными данными multipart.',
   'error.too_many_fields': 'В форме слишком много полей.',
   'error.sign_up_closed': 'Регистрация на этом сервисе закрыта: он не отправляет писем, а адрес необходимо подтвердить. Учётные записи добавляет оператор из командной строки.',
   'error.passwords_differ': 'Пароли не совпадают; введите один и тот же пароль дважды.',
