@@ -14,7 +14,7 @@ export const findingsFa: FindingsCatalogue = {
   'finding.video.worst_frame': 'در ثانیهٔ {time} (فریمی که از میان {sampled} فریم نمونه‌برداری‌شده بیش از همه متمایز بود): {finding}',
 
   // ---- privacy (metadata)
-  'finding.privacy.unreadable': 'فراداده خوانده نشد، پس میزان افشای اطلاعات خصوصی نامعلوم است (پاک نیست).',
+  'finding.privacy.unreadable': 'فراداده خوانده نشد، پس میزان افشای اطلاعات خصوصی نامعلوم است (این نتیجهٔ پاک نیست).',
   'finding.privacy.gps_position': 'موقعیت GPS ثبت شده است: {latitude}، {longitude} (با دقت چند متر از جایی که تصویر گرفته شده).',
   'finding.privacy.gps_fields': 'فیلدهای GPS ثبت شده‌اند ({fields}).',
   'tip.privacy.gps': 'هر کس فایل را داشته باشد می‌تواند ببیند کجا ساخته شده است. پیش از به اشتراک گذاشتن، موقعیت را حذف کنید.',
@@ -126,7 +126,7 @@ export const findingsFa: FindingsCatalogue = {
   // ---- AI generation
   'finding.ai_generation.unreadable': 'نه فرادادهٔ این فایل خوانده شد و نه منشأ C2PA آن، پس نشانه‌های تولید با هوش مصنوعی بررسی نشد.',
   'finding.ai_generation.declared': 'فایل اعلام می‌کند که با هوش مصنوعی مولد ساخته یا ویرایش شده است: {signals}{more, plural, =0 {} other {؛ و {more} مورد دیگر}}.',
-  'tip.ai_generation.declared': 'اعلامی که در فراداده است را هر کسی می‌تواند حذف یا اضافه کند؛ مانیفست C2PA امضاشده و دست‌نخورده محکم‌ترین شکل آن است.',
+  'tip.ai_generation.declared': 'هر کسی می‌تواند اعلامی را که در فراداده آمده حذف یا اضافه کند؛ مانیفست C2PA امضاشده و دست‌نخورده محکم‌ترین شکل آن است.',
   'finding.ai_generation.possible': 'فراداده به یک ابزار هوش مصنوعی مولد اشاره می‌کند: {signals}{more, plural, =0 {} other {؛ و {more} مورد دیگر}}.',
   'tip.ai_generation.possible': 'افزودن یا حذف این ردها آسان است: گمانی را پیش می‌کشند، اثبات نمی‌کنند.',
   'finding.ai_generation.part.manifest_states': '{standing, select, invalid {یک مانیفست C2PA که اعتبارسنجی نمی‌شود} other {یک مانیفست C2PA امضاشده}} نوع منبع دیجیتال را «{type}» اعلام می‌کند',
@@ -184,7 +184,7 @@ export const findingsFa: FindingsCatalogue = {
   'finding.hidden_content.video_lsb_none': 'هیچ نشانه‌ای از جایگزینی LSB در {checked} فریم نمونه‌برداری‌شدهٔ این ویدیوی بی‌اتلاف نیست.',
   'finding.hidden_content.video_lsb_no_answer': 'پنهان‌نگاری‌کاوی LSB روی فریم‌های نمونه‌برداری‌شده پاسخی نداد (بیش از حد کوچک یا بیش از حد یکدست).',
   'grade.hidden_content.suspected': 'گمان وجود محتوای پنهان می‌رود.',
-  'grade.hidden_content.weak': 'سقف نمره B: پنهان‌نگاری‌کاوی نشانه‌های ضعیفی از جایگزینی LSB دید که روش دومی آن را تأیید نکرد.',
+  'grade.hidden_content.weak': 'نمره به B محدود شد: پنهان‌نگاری‌کاوی نشانه‌های ضعیفی از جایگزینی LSB دید که روش دومی آن را تأیید نکرد.',
 
   // ---- signs of editing (forensic)
   'finding.forensic.undecodable': 'تصویر رمزگشایی نشد، پس از نظر نشانه‌های ویرایش بررسی نشد.',
@@ -239,7 +239,7 @@ export const findingsFa: FindingsCatalogue = {
   'finding.watermark.invisible_video': 'واترمارک‌های نامرئی بررسی نشدند: این بررسی فقط تصویرهای ثابت را می‌خواند.',
   'finding.watermark.invisible_undecodable': 'واترمارک‌های نامرئی بررسی نشدند: تصویر رمزگشایی نشد.',
   'finding.watermark.invisible_found': 'واترمارک نامرئی یافت شد: نشان {mark} ({agreement}٪ از بیت‌های آن درست خوانده شد). به احتمال زیاد تصویر را همین مولد ساخته است.',
-  'tip.watermark.invisible_found': 'این واترمارک باز را مولدهای تصویر درج می‌کنند؛ با ذخیره به‌صورت PNG از بین نمی‌رود ولی با بیشتر تغییر اندازه‌ها یا رمزگذاری دوباره به JPEG از بین می‌رود.',
+  'tip.watermark.invisible_found': 'این واترمارک متن‌باز را مولدهای تصویر درج می‌کنند؛ با ذخیره به‌صورت PNG از بین نمی‌رود ولی با بیشتر تغییر اندازه‌ها یا رمزگذاری دوباره به JPEG از بین می‌رود.',
   'finding.watermark.invisible_too_small': 'واترمارک نامرئی نیست: تصویر کوچک‌تر از اندازه‌ای است که نشان‌های شناخته‌شدهٔ مولدها لازم دارند (256x256).',
   'finding.watermark.invisible_none': 'هیچ واترمارک نامرئی شناخته‌شده‌ای (از Stable Diffusion 1.x، 2.x یا XL) یافت نشد.',
   'finding.watermark.declared_unreadable': 'واترمارک‌های اعلام‌شده بررسی نشدند: فراداده خوانده نشد.',
@@ -283,7 +283,7 @@ export const findingsFa: FindingsCatalogue = {
   'grade.audio_splice.breaks': 'صدا ناگهان گسسته می‌شود: ممکن است ضبط دیگری در آن پیوند زده شده باشد.',
 
   // ---- the grade
-  'grade.capped_unanswered': 'سقف نمره B: {count, plural, one {بررسی {checks} پاسخی نداد} other {بررسی‌های {checks} پاسخی ندادند}}، و بی‌پاسخ بودن نتیجهٔ پاک نیست.',
+  'grade.capped_unanswered': 'نمره به B محدود شد: {count, plural, one {بررسی {checks} پاسخی نداد} other {بررسی‌های {checks} پاسخی ندادند}}، و بی‌پاسخ بودن نتیجهٔ پاک نیست.',
   'grade.check.forensic': 'دستکاری',
   'grade.check.hidden_content': 'محتوای پنهان',
 };
