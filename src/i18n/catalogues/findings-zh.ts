@@ -191,7 +191,7 @@ export const findingsZh: FindingsCatalogue = {
   // ---- signs of editing (forensic)
   'finding.forensic.undecodable': '无法解码这张图片，因此未检查编辑痕迹。',
   'finding.forensic.too_small': '图片太小（{width}×{height} px），无法检查编辑痕迹；至少需要 {min}×{min} px。',
-  'finding.forensic.clone': '图片中有两个区域互为副本：{a}和{b}（移动了{offset}{turned}）；由关键点匹配发现（{matches} 个匹配点）{others, plural, =0 {。} other {；另发现 {others} 处复制区域。}}',
+  'finding.forensic.clone': '图片中有两个区域互为副本：{a}和{b}（位移：{offset}{turned}）；由关键点匹配发现（{matches} 个匹配点）{others, plural, =0 {。} other {；另发现 {others} 处复制区域。}}',
   'tip.forensic.clone': '请查看克隆图中的两个白色区域：把图片的一部分复制到另一部分上，是隐藏或复制某样东西的常见手法。',
   'finding.forensic.part.area': '({x}, {y}) 处的 {width}×{height} px',
   'finding.forensic.part.right': '向右 {px} px',
