@@ -121,7 +121,7 @@ export const findingsZh: FindingsCatalogue = {
   'finding.c2pa.reason.library': '程序库报告其无效',
   'finding.c2pa.trusted': '存在 C2PA 溯源信息，内容完整，并由受信任的签名者签名{signed, select, by_on {（签名者：{signer}，签名日期：{date}）} by {（签名者：{signer}）} on {（签名日期：{date}）} other {}}。',
   'finding.c2pa.untrusted': '存在 C2PA 溯源信息，内容完整（已签名{signed, select, by_on {，签名者：{signer}，签名日期：{date}} by {，签名者：{signer}} on {，签名日期：{date}} other {}}），但签名者不在信任列表中。',
-  'tip.c2pa.untrusted': '完整的签名说明文件自签名以来没有被更改；但它不能证明签名者就是其名称所示的那个人或机构。',
+  'tip.c2pa.untrusted': '完整的签名说明文件自签名以来没有被更改；但它不能证明签名者确实是其名称所声称的身份。',
   'finding.c2pa.anchors_rejected': '所配置的 C2PA 信任锚无法使用，因此没有任何签名者被视为受信任。',
   'grade.c2pa.invalid': '存在 C2PA 溯源信息，但无法通过验证：文件在签名之后被更改过，或签名已损坏。',
 
@@ -174,7 +174,7 @@ export const findingsZh: FindingsCatalogue = {
   'finding.hidden_content.part.notes': '：{notes}',
   'tip.hidden_content.lsb_suspected': '像素的最低位中可能隐藏着消息；只有发送者的工具和密钥才能读取它。',
   'finding.hidden_content.lsb_weak': 'LSB 替换的迹象微弱（估计每像素 {payload} 位，阈值 {threshold}），未经第二种方法证实：{notes}。带有细微噪声的干净图片（例如 AI 生成的图片）常常会得到这样的读数。',
-  'tip.hidden_content.lsb_weak': '这不是隐藏内容的发现：如果您有原始图片，请与之比较。',
+  'tip.hidden_content.lsb_weak': '这并不表明发现了隐藏内容：如果您有原始图片，请与之比较。',
   'finding.hidden_content.lsb_no_answer': 'LSB 隐写分析没有给出答案：{notes}。',
   'finding.hidden_content.lsb_none': '没有 LSB 替换的迹象（估计 {payload} bpp，阈值 {threshold}）{notes}。',
   'finding.hidden_content.lsb_failed': 'LSB 隐写分析无法在这张图片上运行（{error}）。',

@@ -17,7 +17,7 @@ export const zh: Catalogue = {
   // the document around every page
   'layout.skip': '跳到正文',
   'layout.signedInAs': '已登录为 {email}',
-  'layout.footer': '文件仅以加密形式保存，直到其结果过期为止；不记录 IP 地址、文件名或密码短语。<a>本服务保存哪些信息</a>',
+  'layout.footer': '文件以加密形式保存，且只保存到其结果过期为止；不记录 IP 地址、文件名或密码短语。<a>本服务保存哪些信息</a>',
   'nav.label': '主导航',
   'nav.signIn': '登录',
   'nav.signUp': '注册',
@@ -427,7 +427,7 @@ export const zh: Catalogue = {
   'error.asset_not_found': '没有这个文件。',
   'error.results_expired': '这些结果已过期并已被销毁。',
   'error.no_secret': '请至少选择一个要隐藏的文件。',
-  'error.no_cover': '请选择一张且仅一张载体图片或一段载体视频。',
+  'error.no_cover': '请选择一个（且只能一个）载体图片或视频。',
   'error.no_file': '请选择要从中提取的那一个文件。',
   'error.no_files': '请先选择文件。',
   'error.missing_password': '请输入密码短语：它不能为空。',
