@@ -284,7 +284,7 @@ export const findingsAr: FindingsCatalogue = {
   'grade.audio_splice.breaks': 'ينقطع الصوت فجأة: ربما أُدخل تسجيل آخر.',
 
   // ---- the grade
-  'grade.capped_unanswered': 'حُدّ التقدير عند B: {count, plural, zero {لم تُعطِ فحوص {checks} أي إجابة} one {لم يُعطِ فحص {checks} أي إجابة} two {لم يُعطِ فحصا {checks} أي إجابة} few {لم تُعطِ فحوص {checks} أي إجابة} many {لم تُعطِ فحوص {checks} أي إجابة} other {لم تُعطِ فحوص {checks} أي إجابة}}، وغياب الإجابة ليس نتيجة سليمة.',
+  'grade.capped_unanswered': 'حُدّ التقدير عند B: {count, plural, zero {لم تُعطِ فحوص {checks} أي إجابة} one {لم يُعطِ فحص {checks} أي إجابة} two {لم يُعطِ فحصا {checks} أي إجابة} few {لم تُعطِ فحوص {checks} أي إجابة} many {لم تُعطِ فحوص {checks} أي إجابة} other {لم تُعطِ فحوص {checks} أي إجابة}}، و«لا إجابة» ليست نتيجة سليمة.',
   'grade.check.forensic': 'التلاعب',
   'grade.check.hidden_content': 'المحتوى المخفي',
 };
