@@ -6,7 +6,8 @@ import path from 'node:path';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { test } from './helpers/test.ts';
-import { CATALOGUES } from '../src/i18n/catalogues/index.ts';
+import { CATALOGUES, FINDINGS_CATALOGUES } from '../src/i18n/catalogues/index.ts';
+import { findingsEn } from '../src/i18n/catalogues/findings-en.ts';
 import { en } from '../src/i18n/catalogues/en.ts';
 import { english, hasMessage, translator, type MessageKey } from '../src/i18n/format.ts';
 import { LANGS, LANGUAGES, dirOf, isLang, tagOf } from '../src/i18n/languages.ts';
@@ -118,4 +119,24 @@ test('the translator: plurals, values, tags as parts; a key nobody wrote throws'
   t.true(hasMessage('error.csrf_failed'));
   t.false(hasMessage('error.no_such_code'));
   t.false(hasMessage('toString'));
+});
+
+// The analyse report's messages (findings-<lang>.ts) are formatted with ignoreTag: a "<" there is
+// text. The same guard: English's keys, and English's placeholders, in every language.
+test('every findings catalogue has exactly English’s keys, and each message English’s placeholders', (t) => {
+  const keys = Object.keys(findingsEn).sort();
+  t.true(keys.length > 100, `${keys.length} keys`);
+  for (const lang of LANGS) t.deepEqual(Object.keys(FINDINGS_CATALOGUES[lang]).sort(), keys, lang);
+  for (const [key, message] of Object.entries(findingsEn)) {
+    const want = sorted(placeholders(parse(message, { ignoreTag: true })));
+    for (const lang of LANGS) {
+      const text: string = FINDINGS_CATALOGUES[lang][key as keyof typeof findingsEn];
+      let got: string[] = [];
+      t.notThrows(() => {
+        got = sorted(placeholders(parse(text, { ignoreTag: true })));
+        new IntlMessageFormat(text, tagOf(lang), undefined, { ignoreTag: true });
+      }, `${lang} ${key}`);
+      t.deepEqual(got, want, `${lang} ${key}`);
+    }
+  }
 });
