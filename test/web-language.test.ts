@@ -1,6 +1,7 @@
 // Choosing the pages' language: Accept-Language unless it is Tor Browser's spoofed value, the
 // chooser on every page (a form: no script), kept in a session cookie; <html lang dir> follows.
 import { startBrowser } from './helpers/browser.ts';
+import { startMailCatcher } from './helpers/mail-catcher.ts';
 import { startService, type RunningService } from './helpers/service.ts';
 import { test } from './helpers/test.ts';
 import path from 'node:path';
@@ -196,4 +197,31 @@ test('a person picks Arabic on the home page with JavaScript off: the chooser wo
   await page.goto(`${svc.url.clearnet}/sign-in`);
   t.is(await page.getAttribute('html', 'lang'), 'ar');
   t.is(await page.inputValue('#lang-choice'), 'ar');
+});
+
+// Issue 27: the mail goes out in the language the page was in when it was asked for, whatever
+// the language later pages are in; without a choice (Tor Browser's Accept-Language) it is English.
+test('the verification mail is in the language chosen when the sign-up was sent', async (t) => {
+  const mail = await startMailCatcher();
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url });
+  t.teardown(async () => {
+    await svc.close();
+    await mail.close();
+  });
+  const password = 'a long enough password';
+  const tor = { 'accept-language': 'en-US,en;q=0.5' };
+  for (const [lang, email] of [['fr', 'lectrice@example.org'], ['ar', 'qari@example.org'], [null, 'reader@example.org']] as const) {
+    const jar = new Jar(svc.url.onion);
+    await jar.fetch('/sign-up', { headers: tor });
+    if (lang) t.is((await jar.post('/language', { lang, back: '/sign-up' }, tor)).status, 303);
+    const page = await jar.fetch('/sign-up', { headers: tor });
+    t.is(htmlTag(page.body), lang === 'ar' ? '<html lang="ar" dir="rtl">' : `<html lang="${lang ?? 'en'}">`);
+    t.is((await jar.post('/sign-up', { email, password, password_again: password }, tor)).status, 200);
+    // the next page in another language: the mail keeps the one it was asked in
+    if (lang) await jar.post('/language', { lang: 'zh', back: '/' }, tor);
+    const letter = await mail.next(email);
+    const want = { fr: /^Quelqu’un a demandé à créer un compte Obscura/, ar: /[\u0600-\u06ff]/, en: /^Someone asked to create an Obscura account/ }[lang ?? 'en'];
+    t.regex(letter.subject ?? '', want, `${lang}: ${letter.subject}`);
+    t.regex(letter.text ?? '', /\/verify\?token=[A-Za-z0-9_-]{43}/, 'the link is in it, whatever the language');
+  }
 });
