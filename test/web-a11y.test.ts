@@ -1,0 +1,249 @@
+// The accessibility audit: every page a person can reach, in English and in Arabic (chosen with
+// the chooser, POST /language), checked by axe-core for WCAG 2.0/2.1/2.2 A and AA with no serious
+// or critical violation; the main pages at a phone's width in Arabic, Chinese and Spanish, with
+// no text wider than its box, written out as screenshots. The pages carry no script: axe runs in
+// a second browser context that is handed each document as the service sent it.
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PHONE_VIEWPORT } from './helpers/browser.ts';
+import { startAuditor } from './helpers/audit.ts';
+import { startMailCatcher } from './helpers/mail-catcher.ts';
+import { startService } from './helpers/service.ts';
+import { test } from './helpers/test.ts';
+import { until } from './helpers/until.ts';
+import { translator } from '../src/i18n/format.ts';
+import type { Lang } from '../src/i18n/languages.ts';
+
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const SHOTS = path.resolve(import.meta.dirname, '../test-output/web-i18n');
+const PASSWORD = 'correct horse battery staple';
+const SECRET = 'four random words here';
+
+/** A browser reduced to its cookie jar and the CSRF token of the last page. */
+class Jar {
+  cookies = new Map<string, string>();
+  csrf = '';
+  readonly base: string;
+  constructor(base: string) {
+    this.base = base;
+  }
+  async fetch(pathname: string, init: RequestInit = {}) {
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(new URL(pathname, this.base), { redirect: 'manual', ...init, headers: { ...(cookie ? { cookie } : {}), ...(init.headers as Record<string, string>) } });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';');
+      const eq = pair.indexOf('=');
+      this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    const body = await res.text();
+    const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
+    if (token) this.csrf = token;
+    return { status: res.status, location: res.headers.get('location'), body, url: new URL(pathname, this.base).href };
+  }
+  get = (p: string) => this.fetch(p);
+  post(p: string, fields: Record<string, string>, csrf = this.csrf) {
+    return this.fetch(p, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, ...fields }).toString() });
+  }
+  multipart(p: string, fields: [string, string | { file: string; name?: string } | { bytes: Buffer; name: string }][]) {
+    const form = new FormData();
+    form.append('csrf', this.csrf);
+    for (const [k, v] of fields) {
+      if (typeof v === 'string') form.append(k, v);
+      else if ('file' in v) form.append(k, new Blob([readFileSync(v.file)]), v.name ?? path.basename(v.file));
+      else form.append(k, new Blob([v.bytes]), v.name);
+    }
+    return this.fetch(p, { method: 'POST', body: form });
+  }
+  async language(lang: string) {
+    await this.get('/language');
+    const r = await this.post('/language', { lang, back: '/' });
+    if (r.status !== 303) throw new Error(`POST /language answered ${r.status}`);
+  }
+}
+
+interface Seen {
+  name: string;
+  url: string;
+  status: number;
+  body: string;
+}
+
+const linkIn = (text: string | undefined, pathname: string) => new RegExp(`(http://\\S+${pathname.replace('/', '\\/')}\\?token=[A-Za-z0-9_-]{43})`).exec(text ?? '')?.[1];
+
+test('axe finds no serious or critical violation on any page, in English and in Arabic; at a phone’s width no text overflows, in Arabic, Chinese and Spanish', async (t) => {
+  t.timeout(420_000);
+  const mail = await startMailCatcher();
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url, OBSCURA_DIRECT_UPLOAD_MAX: '8MiB' });
+  t.teardown(async () => {
+    await svc.close();
+    await mail.close();
+  });
+  const base = svc.url.clearnet;
+  const seen: Record<string, Seen[]> = {};
+  const keep = (lang: string, name: string, r: { url: string; status: number; body: string }) => {
+    t.true(r.body.startsWith('<!doctype html>'), `${lang} ${name} is a page (${r.status})`);
+    (seen[lang] ??= []).push({ name, url: r.url, status: r.status, body: r.body });
+  };
+
+  // one person's jobs, shown in both languages: a job under way and done for each product
+  const owner = new Jar(base);
+  const { key } = await svc.account(`owner-${Date.now()}@example.org`);
+  await owner.get('/sign-in');
+  t.is((await owner.post('/sign-in', { method: 'key', api_key: key })).status, 303);
+  const jobs: Record<string, { id: string; underWay: Record<string, Seen> }> = {};
+  const start = async (product: string, fields: Parameters<Jar['multipart']>[1]) => {
+    await owner.get(`/${product}`);
+    const r = await owner.multipart(`/${product}`, fields);
+    t.is(r.status, 303, `${product}: ${r.body.slice(0, 3000)}`);
+    const id = /\/job\/([\w-]+)$/.exec(r.location ?? '')![1];
+    // under way: shown at once, in both languages
+    const underWay: Record<string, Seen> = {};
+    for (const lang of ['en', 'ar']) {
+      await owner.language(lang);
+      const page = await owner.get(`/job/${id}`);
+      underWay[lang] = { name: `job-${product}-first-look`, ...page };
+    }
+    jobs[product] = { id, underWay };
+    return id;
+  };
+  const done = async (id: string) => until(`job ${id} ends`, 120_000, async () => (/id="job-progress"/.test((await owner.get(`/job/${id}`)).body) ? undefined : true));
+  await start('convert', [['files', { file: path.join(FIXTURES, 'photo-mountain.jpg') }], ['image_format', 'webp']]);
+  const hideId = await start('hide', [['secret', { file: path.join(FIXTURES, 'secret-small.png') }], ['cover', { file: path.join(FIXTURES, 'photo-mountain.jpg') }], ['password', SECRET]]);
+  await start('analyse', [['files', { file: path.join(FIXTURES, 'c2pa-ai-generated.png') }]]);
+  await done(hideId);
+  const stego = Buffer.from(await (await fetch(`${base}/job/${hideId}/file/0`, { headers: { cookie: [...owner.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } })).arrayBuffer());
+  await start('reveal', [['file', { bytes: stego, name: 'stego.png' }], ['password', SECRET]]);
+  for (const { id } of Object.values(jobs)) await done(id);
+
+  for (const lang of ['en', 'ar', 'zh', 'es']) {
+    const full = lang === 'en' || lang === 'ar'; // every page; the other two for their screenshots
+    // a visitor: the public pages, the forms' refusals, the error pages
+    const v = new Jar(base);
+    await v.language(lang);
+    keep(lang, 'home', await v.get('/'));
+    keep(lang, 'sign-up', await v.get('/sign-up'));
+    if (full) {
+      keep(lang, 'language', await v.get('/language'));
+      keep(lang, 'sign-in', await v.get('/sign-in'));
+      keep(lang, 'sign-in-refused', await v.post('/sign-in', { method: 'password', email: 'nobody@example.org', password: 'not this one' }));
+      keep(lang, 'sign-in-key-refused', await v.post('/sign-in', { method: 'key', api_key: 'sw_nothing' }));
+      await v.get('/sign-up');
+      keep(lang, 'sign-up-refused', await v.post('/sign-up', { email: 'someone@example.org', password: PASSWORD, password_again: 'something else entirely' }));
+      keep(lang, 'forgot', await v.get('/forgot'));
+      keep(lang, 'verify-invalid', await v.get('/verify?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+      keep(lang, 'reset-invalid', await v.get('/reset?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+      keep(lang, 'sign-in-link-invalid', await v.get('/sign-in/link?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+      keep(lang, 'refuse-invalid', await v.get('/refuse?token=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'));
+      keep(lang, 'error-400', await v.post('/language', { lang: 'xx', back: '/' }));
+      keep(lang, 'error-403', await v.post('/sign-up', { email: 'a@example.org' }, 'not-the-token'));
+      t.deepEqual(
+        seen[lang].filter((s) => s.name.startsWith('error-')).map((s) => s.status),
+        [400, 403],
+      );
+    }
+
+    // a person: sign-up, the mail's links, the account, a key, recovery
+    const p = new Jar(base);
+    await p.language(lang);
+    const email = `person-${lang}-${Date.now()}@example.org`;
+    await p.get('/sign-up');
+    const sent = await p.post('/sign-up', { email, password: PASSWORD, password_again: PASSWORD });
+    t.is(sent.status, 200);
+    const letter = await mail.next(email);
+    if (full) {
+      keep(lang, 'sign-up-sent', sent);
+      const verify = linkIn(letter.text, '/verify')!;
+      const refuse = linkIn(letter.text, '/refuse')!;
+      keep(lang, 'verify', await p.get(verify));
+      keep(lang, 'refuse', await p.get(refuse));
+      keep(lang, 'verified', await p.post('/verify', { token: new URL(verify).searchParams.get('token')! }));
+      keep(lang, 'verify-used', await p.get(verify));
+      t.is(seen[lang].at(-1)!.status, 410);
+      await p.get('/sign-in');
+      t.is((await p.post('/sign-in', { method: 'password', email, password: PASSWORD })).status, 303);
+      keep(lang, 'account', await p.get('/account'));
+      keep(lang, 'account-new-key', await p.post('/account/keys', {}));
+      for (const product of ['hide', 'reveal', 'analyse', 'convert']) keep(lang, `form-${product}`, await p.get(`/${product}`));
+      await p.get('/convert');
+      keep(lang, 'form-convert-refused', await p.multipart('/convert', [['files', { bytes: Buffer.from('not a picture'), name: 'x.png' }], ['quality', '500']]));
+      await p.get('/hide');
+      keep(lang, 'form-hide-refused', await p.multipart('/hide', [['password', SECRET]]));
+      keep(lang, 'error-404-job', await p.get('/job/00000000-0000-0000-0000-000000000000'));
+      const r = new Jar(base);
+      await r.language(lang);
+      await r.get('/forgot');
+      keep(lang, 'forgot-sent', await r.post('/forgot', { email }));
+      const resetLink = linkIn((await mail.next(email)).text, '/reset')!;
+      keep(lang, 'reset', await r.get(resetLink));
+      await r.get('/sign-in');
+      keep(lang, 'sign-in-link-sent', await r.post('/sign-in/mail', { email }));
+      keep(lang, 'sign-in-link', await r.get(linkIn((await mail.next(email)).text, '/sign-in/link')!));
+    } else {
+      const verify = linkIn(letter.text, '/verify')!;
+      await p.get(verify);
+      await p.post('/verify', { token: new URL(verify).searchParams.get('token')! });
+    }
+
+    // the jobs, under way and done
+    await owner.language(lang);
+    for (const [product, job] of Object.entries(jobs)) {
+      if (full) keep(lang, `job-${product}-under-way`, { ...job.underWay[lang] });
+      if (full || product === 'analyse' || product === 'convert') keep(lang, `job-${product}-done`, await owner.get(`/job/${job.id}`));
+    }
+    if (!full) keep(lang, 'form-convert', await owner.get('/convert'));
+  }
+
+  // a refused form says so in its title, sums the error up at the top with a link to the field,
+  // and the field is marked invalid and described by its error
+  for (const lang of ['en', 'ar'] as Lang[]) {
+    const refused = seen[lang].filter((s) => s.name.endsWith('-refused'));
+    t.is(refused.length, 5);
+    const errorTitle = translator(lang)('form.errorTitle', { title: '' }).trim();
+    for (const s of refused) {
+      t.true(/<title>([^<]*)<\/title>/.exec(s.body)![1].startsWith(errorTitle), `${lang} ${s.name}: the title starts with “${errorTitle}”`);
+      const summary = /<div class="notice notice-error" role="alert"[^>]*>([\s\S]*?)<\/div>/.exec(s.body)?.[1] ?? '';
+      const field = /<a href="#([\w-]+)">/.exec(summary)?.[1];
+      t.truthy(field, `${lang} ${s.name}: the summary links to the field (${summary})`);
+      const control = new RegExp(`<(input|select|textarea)[^>]*id="${field}"[^>]*>`).exec(s.body)?.[0] ?? '';
+      t.regex(control, /aria-invalid="true"/, `${lang} ${s.name}`);
+      const describedBy = /aria-describedby="([^"]*)"/.exec(control)?.[1].split(' ') ?? [];
+      t.true(describedBy.includes(`${field}-error`), `${lang} ${s.name}: ${control}`);
+      t.regex(s.body, new RegExp(`<p class="field-error" id="${field}-error">[^<]+</p>`), `${lang} ${s.name}`);
+    }
+  }
+
+  // the audit
+  const cookies = [...owner.cookies].filter(([k]) => k !== 'obscura_lang').map(([name, value]) => ({ name, value, url: base }));
+  const auditor = await startAuditor(cookies);
+  t.teardown(() => auditor.close());
+  const counts: Record<string, number> = {};
+  const problems: string[] = [];
+  for (const lang of ['en', 'ar']) {
+    for (const s of seen[lang]) {
+      await auditor.show(s.url, s.body);
+      t.regex(s.body, new RegExp(`<html lang="${lang}"${lang === 'ar' ? ' dir="rtl"' : ''}>`), `${lang} ${s.name}`);
+      const bad = (await auditor.axe()).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      for (const v of bad) counts[v.id] = (counts[v.id] ?? 0) + 1;
+      for (const v of bad) problems.push(`${lang} ${s.name} (${s.url}): ${v.id} (${v.impact}): ${v.targets.join(' | ')}`);
+    }
+  }
+  t.log(`${seen.en.length + seen.ar.length} pages audited; serious or critical by rule: ${JSON.stringify(counts)}`);
+  t.deepEqual(problems, [], `axe, serious or critical:\n${problems.join('\n')}`);
+
+  // the main pages at a phone's width: screenshots, and no text wider than its box
+  const overflows: string[] = [];
+  const MAIN = ['home', 'sign-up', 'form-convert', 'job-convert-done', 'job-analyse-done'];
+  for (const lang of ['ar', 'zh', 'es']) {
+    mkdirSync(path.join(SHOTS, lang), { recursive: true });
+    for (const name of MAIN) {
+      const s = seen[lang].find((x) => x.name === name)!;
+      t.truthy(s, `${lang} ${name}`);
+      await auditor.show(s.url, s.body, PHONE_VIEWPORT);
+      t.regex(s.body, new RegExp(`<html lang="${lang === 'zh' ? 'zh-Hans' : lang}"${lang === 'ar' ? ' dir="rtl"' : ''}>`));
+      t.is(await auditor.page.evaluate(() => (globalThis as any).getComputedStyle((globalThis as any).document.body).direction), lang === 'ar' ? 'rtl' : 'ltr');
+      for (const o of await auditor.overflowing()) overflows.push(`${lang} ${name}: ${o}`);
+      await auditor.page.screenshot({ path: path.join(SHOTS, lang, `${name}.png`), fullPage: true });
+    }
+  }
+  t.deepEqual(overflows, [], `text wider than its box at ${PHONE_VIEWPORT.width} px:\n${overflows.join('\n')}`);
+});
