@@ -5,7 +5,7 @@
 // a second browser context that is handed each document as the service sent it.
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PHONE_VIEWPORT } from './helpers/browser.ts';
+import { PHONE_VIEWPORT, startBrowser } from './helpers/browser.ts';
 import { startAuditor } from './helpers/audit.ts';
 import { startMailCatcher } from './helpers/mail-catcher.ts';
 import { startService } from './helpers/service.ts';
@@ -246,4 +246,190 @@ test('axe finds no serious or critical violation on any page, in English and in 
     }
   }
   t.deepEqual(overflows, [], `text wider than its box at ${PHONE_VIEWPORT.width} px:\n${overflows.join('\n')}`);
+});
+
+interface Stop {
+  form: string | null;
+  id: string;
+  tag: string;
+  top: number;
+  left: number;
+  outline: string;
+}
+
+/** Tabs through the whole page from its start, noting every stop: its form, its place and its focus outline. */
+async function tabWalk(page: import('playwright-core').Page): Promise<Stop[]> {
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+  const stops: Stop[] = [];
+  for (let i = 0; i < 80; i++) {
+    await page.keyboard.press('Tab');
+    const s = await page.evaluate(() => {
+      const g = globalThis as any;
+      const el = g.document.activeElement;
+      if (!el || el === g.document.body) return null;
+      const r = el.getBoundingClientRect();
+      const st = g.getComputedStyle(el);
+      return {
+        form: el.form ? `${el.form.getAttribute('action')}#${[...g.document.querySelectorAll(`form[action="${el.form.getAttribute('action')}"]`)].indexOf(el.form)}` : null,
+        id: el.id || `${el.tagName.toLowerCase()}[${el.getAttribute('name') ?? el.getAttribute('href') ?? el.textContent.trim().slice(0, 20)}]`,
+        tag: el.tagName.toLowerCase(),
+        top: r.top + g.scrollY,
+        left: r.left + g.scrollX,
+        outline: `${st.outlineStyle} ${st.outlineWidth}`,
+      };
+    });
+    if (!s || (stops.length && s.id === stops[0].id && s.top === stops[0].top)) break; // round again
+    stops.push(s);
+  }
+  return stops;
+}
+
+/** The controls of a form a keyboard must reach, in the order of the page. */
+async function controlsOf(page: import('playwright-core').Page, formSelector: string): Promise<string[]> {
+  return page.$$eval(`${formSelector} :is(input:not([type=hidden]), select, textarea, button)`, (els) =>
+    els.map((el: any) => el.id || `${el.tagName.toLowerCase()}[${el.getAttribute('name') ?? el.textContent.trim().slice(0, 20)}]`),
+  );
+}
+
+test('every form with the keyboard alone, JavaScript off: Tab reaches each control in the order it is shown, with a visible focus, and Enter sends it', async (t) => {
+  t.timeout(300_000);
+  const mail = await startMailCatcher();
+  const svc = await startService({ OBSCURA_SMTP_URL: mail.url, OBSCURA_DIRECT_UPLOAD_MAX: '8MiB' });
+  const b = await startBrowser({ shotsDir: path.resolve(import.meta.dirname, '../test-output/web-keyboard') });
+  t.teardown(async () => {
+    await b.close();
+    await svc.close();
+    await mail.close();
+  });
+  const { page } = b;
+  const base = svc.url.clearnet;
+  const findings: string[] = [];
+
+  /** The walk over a form: all its controls, in a row, in the page's order, each with a visible outline, placed in reading order. */
+  const checkForm = async (where: string, formSelector: string) => {
+    const want = await controlsOf(page, formSelector);
+    t.true(want.length > 0 && /^button/.test(want.at(-1)!), `${where} ${formSelector}: ${JSON.stringify(want)}`);
+    const stops = await tabWalk(page);
+    const at = stops.findIndex((s) => s.id === want[0]);
+    const got = at === -1 ? [] : stops.slice(at, at + want.length);
+    if (JSON.stringify(got.map((s) => s.id)) !== JSON.stringify(want)) findings.push(`${where} ${formSelector}: Tab gave ${JSON.stringify(stops.map((s) => s.id))}, the form has ${JSON.stringify(want)}`);
+    const rtl = (await page.getAttribute('html', 'dir')) === 'rtl';
+    for (const [i, s] of got.entries()) {
+      if (!/^(solid|auto|dashed|dotted|double) ([2-9]|\d\d)/.test(s.outline)) findings.push(`${where} ${s.id}: focus outline "${s.outline}"`);
+      const prev = got[i - 1];
+      if (!prev) continue;
+      // (a row's controls line up within a few pixels: a button is taller than a select)
+      const below = s.top > prev.top + 8;
+      const sameRowAfter = Math.abs(s.top - prev.top) <= 8 && (rtl ? s.left < prev.left : s.left > prev.left);
+      // a control lower on the page than the one before, or beside it in the reading direction
+      if (!below && !sameRowAfter) findings.push(`${where} ${prev.id} → ${s.id}: not in the order shown (${prev.top},${prev.left} → ${s.top},${s.left})`);
+    }
+    return got;
+  };
+  /** Tab until `selector` has the focus; false when it never does. */
+  const tabTo = async (selector: string) => {
+    await page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+    for (let i = 0; i < 80; i++) {
+      await page.keyboard.press('Tab');
+      if (await page.locator(`${selector}:focus`).count()) return true;
+    }
+    return false;
+  };
+  /** Enter, and the status of the form it sent to `path`, once the page it leads to has loaded. */
+  const enterSends = async (path: string) => {
+    const answer = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === path);
+    const loaded = page.waitForEvent('load');
+    await page.keyboard.press('Enter');
+    const status = (await answer).status();
+    await loaded;
+    return status;
+  };
+
+  for (const lang of ['en', 'ar']) {
+    await b.context.clearCookies();
+    await page.goto(`${base}/language`);
+    // the language page: a button per language; Enter on one chooses it
+    await checkForm(`${lang} /language`, 'main form');
+    t.true(await tabTo(`main button[value="${lang}"]`), `${lang}: Tab reaches its button`);
+    t.is(await enterSends('/language'), 303);
+    await page.waitForSelector(`html[lang="${lang}"]`);
+
+    // sign-up: typed, Enter in the last field sends it
+    await page.goto(`${base}/sign-up`);
+    await checkForm(`${lang} /sign-up`, 'main form[action="/sign-up"]');
+    await checkForm(`${lang} /sign-up`, 'header form.lang-choice');
+    const email = `keys-${lang}-${Date.now()}@example.org`;
+    t.true(await tabTo('#email'));
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    t.is(await enterSends('/sign-up'), 200, `${lang}: Enter sent the sign-up form`);
+    const verify = linkIn((await mail.next(email)).text, '/verify')!;
+    await page.goto(verify);
+    t.true(await tabTo('main form button'));
+    t.is(await enterSends('/verify'), 200);
+
+    // sign-in: the three forms; a wrong password answered with the field marked, then the right one
+    await page.goto(`${base}/sign-in`);
+    for (const f of ['with-password', 'with-key', 'with-link'].map((s) => `section[aria-labelledby="${s}"] form`)) await checkForm(`${lang} /sign-in`, f);
+    t.true(await tabTo('#email'));
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('not the password at all');
+    t.is(await enterSends('/sign-in'), 401);
+    // the summary's link takes the keyboard to the field
+    t.true(await tabTo('.notice-error a[href="#email"]'), `${lang}: the error summary's link is reachable`);
+    await page.keyboard.press('Enter');
+    t.is(await page.evaluate(() => (globalThis as any).location.hash), '#email');
+    t.is(await page.getAttribute('#email', 'aria-invalid'), 'true');
+    await page.goto(`${base}/sign-in`);
+    t.true(await tabTo('#email'));
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(PASSWORD);
+    t.is(await enterSends('/sign-in'), 303, `${lang}: Enter sent the sign-in form`);
+    await page.waitForURL(`${base}/account`);
+
+    // the four products: the files are picked (a file dialog is the system's), the rest typed
+    for (const product of ['hide', 'reveal', 'analyse', 'convert']) {
+      await page.goto(`${base}/${product}`);
+      await checkForm(`${lang} /${product}`, `main form[action="/${product}"]`);
+    }
+    const cover = path.join(FIXTURES, 'photo-mountain.jpg');
+    await page.goto(`${base}/hide`);
+    await page.setInputFiles('#secret', path.join(FIXTURES, 'secret-small.png'));
+    await page.setInputFiles('#cover', cover);
+    t.true(await tabTo('#password'));
+    await page.keyboard.type(SECRET);
+    t.is(await enterSends('/hide'), 303, `${lang}: Enter in the passphrase sent the hide form`);
+    await page.goto(`${base}/reveal`);
+    await page.setInputFiles('#file', cover);
+    t.true(await tabTo('#password'));
+    await page.keyboard.type(SECRET);
+    t.is(await enterSends('/reveal'), 303, `${lang}: the reveal form`);
+    await page.goto(`${base}/convert`);
+    await page.setInputFiles('#files', cover);
+    t.true(await tabTo('#image-format'));
+    await page.keyboard.press('ArrowDown'); // the first format
+    t.not(await page.inputValue('#image-format'), '');
+    t.true(await tabTo('#quality'));
+    await page.keyboard.type('70');
+    t.is(await enterSends('/convert'), 303, `${lang}: Enter in the quality sent the convert form`);
+    await page.goto(`${base}/analyse`);
+    await page.setInputFiles('#files', path.join(FIXTURES, 'c2pa-ai-generated.png'));
+    t.true(await tabTo('main form[action="/analyse"] button[type=submit]'));
+    t.is(await enterSends('/analyse'), 303, `${lang}: Enter on the button sent the analyse form`);
+    // the job page: its "check again" link is reached and followed with the keyboard
+    await page.waitForURL(/\/job\//);
+    const job = new URL(page.url()).pathname;
+    if (await page.locator('#job-progress').count()) {
+      t.true(await tabTo(`main a[href="${job}"]`), `${lang}: the job's "check again" link`);
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${base}${job}`);
+    }
+    await b.shot(`${lang}-job`);
+  }
+  t.deepEqual(findings, [], findings.join('\n'));
 });
