@@ -88,7 +88,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       if (!account) return;
       const fields: Fields = {};
       let sessionId: string | undefined;
-      // what the refusal is about: the file being stored, or the option the schema refused
+      // what a refusal is about: the file that could not be stored, or the option the schema refused
       let fileField: string | undefined;
       let body: Record<string, unknown> | undefined;
       try {
@@ -104,14 +104,17 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             (presented) => d.webSessions.csrfValid(ctx.state.web?.token, presented),
             { files: d.uploads.limits.sessionMaxFiles + 1, bodyMax: cap * (d.uploads.limits.sessionMaxFiles + 1) + 1024 * 1024 },
             async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
-              fileField = field;
               const step = steps[field];
               if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
-              await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              try {
+                await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              } catch (err) {
+                fileField = field;
+                throw err;
+              }
             },
             fields,
           );
-          fileField = undefined;
           body = { ...startBody(product, fields), upload_uid: session.id };
           job = await d.jobs.create(account, product, validate(bodies[product], body));
           return true;
