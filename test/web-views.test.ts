@@ -15,6 +15,7 @@ import { productFormView, type FormLimits, type Product } from '../src/http/web/
 import { convertResultView, jobView, stegoResultView, type JobInfo, type ResultFile } from '../src/http/web/views/job.ts';
 import { analyseReportView, type AnalyseItem } from '../src/http/web/views/report.ts';
 import { errorView } from '../src/http/web/views/error.ts';
+import { markInvalid } from '../src/http/web/field-errors.ts';
 
 const EVIL = '<img src=x onerror=1>';
 const CSRF = 'csrf-token-"abc"';
@@ -157,6 +158,20 @@ test('the layout: signed in, signed out, never a timed reload, and notices (an e
   t.notRegex(outDoc, /http-equiv="refresh"/);
   t.regex(outDoc, /<title>Hello · Obscura<\/title>/);
   t.regex(outDoc, /role="status"><p>Saved\.<\/p>/);
+});
+
+test('a refused field: marked invalid, its message before it (escaped) and first in aria-describedby; a field the form lacks marks nothing', (t) => {
+  const form = signUpView({ csrf: CSRF, open: true, minPassword: 12 });
+  const marked = markInvalid(form, 'password', EVIL)!.value;
+  t.regex(marked, /<p class="field-error" id="password-error">&lt;img src=x onerror=1&gt;<\/p>\n<input type="password" id="password"[^>]* aria-describedby="password-error password-hint" aria-invalid="true">/);
+  t.false(marked.includes(EVIL));
+  const again = markInvalid(form, 'password-again', 'The two passwords differ.')!.value;
+  t.regex(again, /<input type="password" id="password-again"[^>]* aria-describedby="password-again-error" aria-invalid="true">/);
+  t.is((again.match(/aria-invalid/g) ?? []).length, 1, 'only that field');
+  t.is(markInvalid(form, 'quality', 'x'), null);
+  const d = doc(form, { title: 'Sign up', signedIn: null, notice: { kind: 'error', message: 'The two passwords differ.', code: 'passwords_differ', field: 'password-again' } });
+  t.regex(d, /<title>Error: Sign up · Obscura<\/title>/);
+  t.regex(d, /role="alert" aria-labelledby="error-summary">[\s\S]*<a href="#password-again">The two passwords differ\.<\/a>/);
 });
 
 test('the home page says what is kept and what is not', (t) => {
