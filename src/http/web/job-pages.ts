@@ -1,6 +1,6 @@
 // A job's page: while it runs, its progress and a link to look again (no timed reload: a page
-// that reloads itself moves a screen reader back to its top, WCAG 2.2.1); once it ends, its results: downloads for hide, reveal and convert, the report for
-// analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
+// that reloads itself moves a screen reader back to its top, WCAG 2.2.1); once it ends, its
+// results: downloads for hide, reveal and convert, the report for analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
 // in a page's URL is the job's own.
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
