@@ -91,8 +91,9 @@ test('a person signs up, verifies, makes a key and uses every product through th
   const convertJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
   t.truthy(convertJob, `${page.url()} ${await text()}`);
   await b.shot('job-running');
-  // the page reloads itself (meta refresh) until the job ends: nothing here reloads it
-  await page.waitForSelector(`a[href="/job/${convertJob}/file/0"]`, { timeout: DONE });
+  // the page does not reload itself (that would move a screen reader to its top): the person
+  // follows its "check again" link until the job ends
+  await whenDone(page, `a[href="/job/${convertJob}/file/0"]`);
   await b.shot('convert-result');
   const webp = await download(page, `/job/${convertJob}/file/0`);
   t.is(webp.subarray(0, 4).toString(), 'RIFF');
@@ -107,7 +108,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await b.shot('hide-form');
   await page.click('button:has-text("Hide")');
   const hideJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
-  await page.waitForSelector(`a[href="/job/${hideJob}/file/0"]`, { timeout: DONE });
+  await whenDone(page, `a[href="/job/${hideJob}/file/0"]`);
   await b.shot('hide-result');
   const stego = await download(page, `/job/${hideJob}/file/0`);
   const stegoFile = path.join(work, 'stego.png');
@@ -119,7 +120,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await page.setInputFiles('input[name=file]', stegoFile);
   await page.fill('input[name=password]', 'not the passphrase');
   await page.click('button:has-text("Reveal")');
-  await page.waitForSelector('text=No hidden content could be recovered with this passphrase.', { timeout: DONE });
+  await whenDone(page, 'text=No hidden content could be recovered with this passphrase.');
   await b.shot('reveal-wrong-passphrase');
 
   // and with the right one: the secret comes back bit for bit
@@ -129,7 +130,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await b.shot('reveal-form');
   await page.click('button:has-text("Reveal")');
   const revealJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
-  await page.waitForSelector(`a[href="/job/${revealJob}/file/0"]`, { timeout: DONE });
+  await whenDone(page, `a[href="/job/${revealJob}/file/0"]`);
   await b.shot('reveal-result');
   t.is(sha256(await download(page, `/job/${revealJob}/file/0`)), sha256(readFileSync(secret)));
 
@@ -139,7 +140,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await b.shot('analyse-form');
   await page.click('button:has-text("Analyse")');
   const analyseJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
-  await page.waitForSelector('.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F', { timeout: DONE });
+  await whenDone(page, '.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F');
   await b.shot('analyse-report');
   const report = await text();
   t.regex(report, /c2pa/i);
@@ -196,6 +197,17 @@ test('a person signs up, verifies, makes a key and uses every product through th
   }
   t.log(`${b.documents.length} documents checked; screenshots in ${SHOTS}`);
 });
+
+/** Follows a running job page's "check again" link until `selector` is on the page. */
+async function whenDone(page: import('playwright-core').Page, selector: string): Promise<void> {
+  const end = Date.now() + DONE;
+  while ((await page.locator(selector).count()) === 0) {
+    if (Date.now() > end) throw new Error(`${selector}: not on the job page within ${DONE / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+    const again = page.locator(`main a[href="${new URL(page.url()).pathname}"]`);
+    if (await again.count()) await again.first().click();
+  }
+}
 
 async function download(page: import('playwright-core').Page, href: string): Promise<Buffer> {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`a[href="${href}"]`)]);

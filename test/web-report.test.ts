@@ -73,7 +73,7 @@ async function analyse(web: WebClient, files: (string | [string, Buffer])[], fie
   const jobPath = started.headers.get('location')!;
   for (const end = Date.now() + 110_000; Date.now() < end; ) {
     const page = await web.get(jobPath);
-    if (!/http-equiv="refresh"/.test(page.body)) return { page: page.body, jobId: jobPath.split('/').pop()! };
+    if (!/id="job-progress"/.test(page.body)) return { page: page.body, jobId: jobPath.split('/').pop()! };
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('the analysis did not finish');

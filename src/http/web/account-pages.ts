@@ -13,6 +13,7 @@ import type { Account } from '../../domain/ports.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { identify } from '../middleware/auth.ts';
 import { visitorId } from '../visitor-id.ts';
+import { fieldByCode } from './field-errors.ts';
 import { readForm, type Fields } from './form.ts';
 import { refusedNotice, render, wordsOf } from './respond.ts';
 import { switchVisitor } from './visitor.ts';
@@ -93,7 +94,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         how = { network, method: 'password' };
       }
     } catch (err) {
-      const notice = refusedNotice(ctx, err);
+      const notice = refusedNotice(ctx, err, one(f, 'method') === 'key' ? (code) => (code.endsWith('api_key') ? 'api-key' : undefined) : fieldByCode);
       const words = wordsOf(ctx);
       return render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen, words }), ctx.status);
     }

@@ -1,6 +1,6 @@
-// A job's page: while it runs, its progress, and the page reloads itself (a meta refresh: no
-// script); once it ends, its results: downloads for hide, reveal and convert, the report for
-// analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
+// A job's page: while it runs, its progress and a link to look again (no timed reload: a page
+// that reloads itself moves a screen reader back to its top, WCAG 2.2.1); once it ends, its
+// results: downloads for hide, reveal and convert, the report for analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
 // in a page's URL is the job's own.
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
@@ -16,9 +16,6 @@ import { person } from './account-pages.ts';
 import { render, wordsOf } from './respond.ts';
 import { jobTitle, jobView, stegoResultView, convertResultView, type JobInfo, type ResultFile } from './views/job.ts';
 import { analyseReportView } from './views/report.ts';
-
-/** Seconds between reloads of a running job's page: each is a round trip over Tor or I2P. */
-export const REFRESH_S = 3;
 
 function info(job: JobRow): JobInfo {
   return {
@@ -42,7 +39,7 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     const job = await d.jobs.owned(account, ctx.params.id);
     const words = wordsOf(ctx);
     const title = jobTitle(job, words);
-    if (!TERMINAL.includes(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S, words }));
+    if (!TERMINAL.includes(job.state)) return render(ctx, { title }, jobView({ job: info(job), words }));
     const { report, assets } = await d.results.of(job);
     const files: ResultFile[] = assets.map((a, n) => ({
       n,

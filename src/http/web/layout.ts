@@ -9,8 +9,8 @@ export interface Chrome {
   title: string;
   signedIn: { email: string } | null;
   csrf: string;
-  refreshS?: number;
-  notice?: { kind: 'error' | 'ok'; message: string; code?: string };
+  /** `field`: the id of the control an error is about (marked in the body by render()). */
+  notice?: { kind: 'error' | 'ok'; message: string; code?: string; field?: string };
   /** The page's language (English when not given). */
   words?: Words;
   /** Where the language chooser sends the person back to: this page's path. */
@@ -48,17 +48,21 @@ ${options}</select>
 </form>`;
 }
 
-function notice(n: Chrome['notice']): Html | null {
+function notice(n: Chrome['notice'], w: Words): Html | null {
   if (!n) return null;
-  // errors interrupt (alert); confirmations are announced politely (status)
-  const role = n.kind === 'error' ? 'alert' : 'status';
-  return html`<div class="notice notice-${n.kind}" role="${role}"><p>${n.message}${n.code ? html` <small class="code">(${n.code})</small>` : null}</p></div>`;
+  const code = n.code ? html` <small class="code">(${n.code})</small>` : null;
+  // confirmations are announced politely (status)
+  if (n.kind === 'ok') return html`<div class="notice notice-ok" role="status"><p>${n.message}${code}</p></div>`;
+  // a refused form: a summary at the top that interrupts (alert), linking to the field it is
+  // about; not a heading, so the page's h1 stays its first
+  return html`<div class="notice notice-error" role="alert" aria-labelledby="error-summary">
+<p id="error-summary" class="summary-title"><strong>${w.t('form.errorSummary')}</strong></p>
+<p>${n.field ? html`<a href="#${n.field}">${n.message}</a>` : n.message}${code}</p></div>`;
 }
 
 export function page(chrome: Chrome, body: Html): string {
   const w = chrome.words ?? ENGLISH;
   const { t, say } = w;
-  const refresh = chrome.refreshS !== undefined ? html`<meta http-equiv="refresh" content="${Math.max(1, Math.round(chrome.refreshS))}">\n` : null;
   // dir is written only where it is not the default, left to right
   return html`<!doctype html>
 <html lang="${w.tag}"${w.dir === 'rtl' ? html` dir="rtl"` : null}>
@@ -66,7 +70,7 @@ export function page(chrome: Chrome, body: Html): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-${refresh}<title>${chrome.title} · Obscura</title>
+<title>${chrome.notice?.kind === 'error' ? t('form.errorTitle', { title: chrome.title }) : chrome.title} · Obscura</title>
 <link rel="stylesheet" href="/static/obscura.css">
 </head>
 <body>
@@ -80,7 +84,7 @@ ${chrome.signedIn ? html`<p class="who">${say('layout.signedInAs', { email: ltr(
 </div>
 </header>
 <main id="main" class="wrap">
-${notice(chrome.notice)}
+${notice(chrome.notice, w)}
 ${body}
 </main>
 <footer class="site">

@@ -16,8 +16,9 @@ import type { WebSessions } from '../../domain/web-sessions.ts';
 import type { JobRow, Product } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { jobStartBodies } from '../schemas/jobs.ts';
-import { validate } from '../schemas/validate.ts';
+import { refusedField, validate } from '../schemas/validate.ts';
 import { withinAccountLimits } from '../middleware/account-limits.ts';
+import { controlOf } from './field-errors.ts';
 import { readMultipart, type Fields } from './form.ts';
 import { person } from './account-pages.ts';
 import { refusedNotice, render, wordsOf } from './respond.ts';
@@ -87,6 +88,9 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       if (!account) return;
       const fields: Fields = {};
       let sessionId: string | undefined;
+      // what a refusal is about: the file that could not be stored, or the option the schema refused
+      let fileField: string | undefined;
+      let body: Record<string, unknown> | undefined;
       try {
         if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', NOT_VERIFIED);
         let job: JobRow | undefined;
@@ -102,11 +106,16 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
               const step = steps[field];
               if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
-              await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              try {
+                await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              } catch (err) {
+                fileField = field;
+                throw err;
+              }
             },
             fields,
           );
-          const body = { ...startBody(product, fields), upload_uid: session.id };
+          body = { ...startBody(product, fields), upload_uid: session.id };
           job = await d.jobs.create(account, product, validate(bodies[product], body));
           return true;
         };
@@ -116,7 +125,10 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
         ctx.status = 303;
         ctx.redirect(`/job/${job!.id}`);
       } catch (err) {
-        const notice = refusedNotice(ctx, err);
+        const option = body && refusedField(bodies[product], body);
+        const notice = refusedNotice(ctx, err, (code) =>
+          code === 'no_files' ? Object.keys(STEP_OF[product])[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
+        );
         // nothing of a refused attempt stays: its files are destroyed with its session
         if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);
         const kept = Object.fromEntries(Object.entries(fields).filter(([k]) => !KEPT_OUT.has(k)));

@@ -82,7 +82,7 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
       await d.recovery.requestSignInLink(one(f, 'email'), linksFor(ctx), visitor(ctx), words.lang);
       render(ctx, { title: words.t('mailSent.title') }, linkSentView({ email: one(f, 'email').trim(), words }));
     } catch (err) {
-      const notice = refusedNotice(ctx, err);
+      const notice = refusedNotice(ctx, err, (code) => (code === 'invalid_email' || code === 'missing_credentials' ? 'link-email' : undefined));
       render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.recovery.open, words }), ctx.status);
     }
   });

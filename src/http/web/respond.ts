@@ -7,6 +7,7 @@ import type { Logger } from '../../log.ts';
 import { clientGone, type Ctx, type Mw } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
 import { isSamePath } from './back-path.ts';
+import { fieldByCode, markInvalid, type FieldOf } from './field-errors.ts';
 import type { Html } from './html.ts';
 import { page, type Chrome } from './layout.ts';
 import { errorView } from './views/error.ts';
@@ -35,7 +36,11 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'wor
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Language', wordsOf(ctx).tag);
-  ctx.body = page({ back: backOf(ctx), ...chrome, signedIn: web.account ? { email: web.account.email } : null, csrf: web.csrf, words: wordsOf(ctx) }, body);
+  // an error about one field: the field says so too, and the notice links to it
+  const n = chrome.notice;
+  const marked = n?.kind === 'error' && n.field ? markInvalid(body, n.field, n.message) : null;
+  const notice = n && !marked ? { ...n, field: undefined } : n;
+  ctx.body = page({ back: backOf(ctx), ...chrome, notice, signedIn: web.account ? { email: web.account.email } : null, csrf: web.csrf, words: wordsOf(ctx) }, marked ?? body);
 }
 
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
@@ -47,11 +52,15 @@ export function errorText(w: Words, err: AppError): string {
   return w.t(key, values);
 }
 
-/** A refused form's notice: the error's words and code; its status (and Retry-After) go on ctx. Anything but an AppError is thrown on. */
-export function refusedNotice(ctx: Ctx, err: unknown): NonNullable<Chrome['notice']> {
+/**
+ * A refused form's notice: the error's words and code, and the field it is about (by its code,
+ * unless `fieldOf` knows better); its status (and Retry-After) go on ctx. Anything but an
+ * AppError is thrown on.
+ */
+export function refusedNotice(ctx: Ctx, err: unknown, fieldOf: FieldOf = fieldByCode): NonNullable<Chrome['notice']> {
   if (!(err instanceof AppError)) throw err;
   ctx.status = statusOf(ctx, err);
-  return { kind: 'error', message: errorText(wordsOf(ctx), err), code: err.code };
+  return { kind: 'error', message: errorText(wordsOf(ctx), err), code: err.code, field: fieldOf(err.code) };
 }
 
 /** The status an error is answered with, and its Retry-After when it has one. */

@@ -64,6 +64,8 @@ export const ar: Catalogue = {
 
   // fields several forms share
   'form.email': 'عنوان البريد الإلكتروني',
+  'form.errorTitle': 'خطأ: {title}',
+  'form.errorSummary': 'توجد مشكلة',
   'form.password': 'كلمة المرور',
   'form.action': 'الإجراء',
 
@@ -260,7 +262,7 @@ export const ar: Catalogue = {
   'job.finished': 'وقت الانتهاء',
   'job.destroyedAt': 'وقت إتلاف النتائج',
   'job.progress': 'التقدّم: {pct} %',
-  'job.reloads': 'يُعاد تحميل هذه الصفحة تلقائيًا كل {s, plural, zero {# ثانية} one {ثانية واحدة} two {ثانيتين} few {# ثوانٍ} many {# ثانية} other {# ثانية}}. <a>إعادة التحميل الآن</a>',
+  'job.checkAgain': 'لا يُعاد تحميل هذه الصفحة تلقائيًا، فلا يتغيّر شيء أثناء قراءتك لها. <a>تحقّق مجددًا</a> بعد بضع ثوانٍ.',
   'job.seeResults': 'عرض النتائج',
   'job.keepAddress': 'يمكنك مغادرة هذه الصفحة والعودة إليها: عنوانها هو الطريق الوحيد للعودة إلى المهمة، فاحتفظ به إذا أغلقت الصفحة.',
   'job.from': 'من {name}',
@@ -325,6 +327,7 @@ export const ar: Catalogue = {
   'report.asset.ela_map': 'خريطة تحليل مستوى الخطأ',
   'report.asset.forensic_noise_map': 'خريطة اتساق التشويش',
   'report.asset.faces': 'الوجوه التي عُثر عليها، داخل إطارات',
+  'report.asset.alt': '{what}، للملف {name}',
   'report.media.image': 'صورة',
   'report.media.video': 'فيديو',
   'report.field.gps': 'موقع GPS',

@@ -52,6 +52,8 @@ export const en = {
 
   // fields several forms share
   'form.email': 'E-mail address',
+  'form.errorTitle': 'Error: {title}',
+  'form.errorSummary': 'There is a problem',
   'form.password': 'Password',
   'form.action': 'Action',
 
@@ -248,7 +250,7 @@ export const en = {
   'job.finished': 'Finished',
   'job.destroyedAt': 'Results destroyed at',
   'job.progress': 'Progress: {pct} %',
-  'job.reloads': 'This page reloads itself every {s, plural, one {# second} other {# seconds}}. <a>Reload now</a>',
+  'job.checkAgain': 'This page does not reload itself, so nothing moves while you read it. <a>Check again</a> in a few seconds.',
   'job.seeResults': 'See the results',
   'job.keepAddress': 'You can leave this page and come back to it: its address is the only way back to the job, so keep it if you close the page.',
   'job.from': 'from {name}',
@@ -314,6 +316,7 @@ export const en = {
   'report.asset.ela_map': 'Error level analysis map',
   'report.asset.forensic_noise_map': 'Noise consistency map',
   'report.asset.faces': 'Faces found, boxed',
+  'report.asset.alt': '{what}, for the file {name}',
   'report.media.image': 'Image',
   'report.media.video': 'Video',
   'report.field.gps': 'GPS position',

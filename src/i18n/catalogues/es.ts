@@ -82,6 +82,8 @@ export const es: Catalogue = {
 
   // fields several forms share
   'form.email': 'Dirección de correo electrónico',
+  'form.errorTitle': 'Error: {title}',
+  'form.errorSummary': 'Hay un problema',
   'form.password': 'Contraseña',
   'form.action': 'Acción',
 
@@ -278,7 +280,7 @@ export const es: Catalogue = {
   'job.finished': 'Fin',
   'job.destroyedAt': 'Destrucción de los resultados',
   'job.progress': 'Progreso: {pct} %',
-  'job.reloads': 'Esta página se recarga sola cada {s, plural, one {# segundo} other {# segundos}}. <a>Recargar ahora</a>',
+  'job.checkAgain': 'Esta página no se recarga sola, así que nada cambia mientras se lee. <a>Comprobar de nuevo</a> en unos segundos.',
   'job.seeResults': 'Ver los resultados',
   'job.keepAddress': 'Se puede salir de esta página y volver a ella: su dirección es la única forma de volver a la tarea, así que conviene guardarla antes de cerrar la página.',
   'job.from': 'a partir de {name}',
@@ -343,6 +345,7 @@ export const es: Catalogue = {
   'report.asset.ela_map': 'Mapa del análisis del nivel de error (ELA)',
   'report.asset.forensic_noise_map': 'Mapa de coherencia del ruido',
   'report.asset.faces': 'Rostros encontrados, enmarcados',
+  'report.asset.alt': '{what}, del archivo {name}',
   'report.media.image': 'Imagen',
   'report.media.video': 'Video',
   'report.field.gps': 'Posición GPS',

@@ -82,6 +82,8 @@ export const fa: Catalogue = {
 
   // fields several forms share
   'form.email': 'نشانی ایمیل',
+  'form.errorTitle': 'خطا: {title}',
+  'form.errorSummary': 'مشکلی پیش آمده است',
   'form.password': 'گذرواژه',
   'form.action': 'اقدام',
 
@@ -278,7 +280,7 @@ export const fa: Catalogue = {
   'job.finished': 'زمان پایان',
   'job.destroyedAt': 'زمان از بین رفتن نتایج',
   'job.progress': 'پیشرفت: {pct}٪',
-  'job.reloads': 'این صفحه هر {s, plural, one {# ثانیه} other {# ثانیه}} خودبه‌خود دوباره بار می‌شود. <a>همین حالا دوباره بار کنید</a>',
+  'job.checkAgain': 'این صفحه خودبه‌خود دوباره بار نمی‌شود تا هنگام خواندن چیزی جابه‌جا نشود. چند ثانیه بعد <a>دوباره بررسی کنید</a>.',
   'job.seeResults': 'دیدن نتایج',
   'job.keepAddress': 'می‌توانید این صفحه را ترک کنید و بعد به آن برگردید: نشانی این صفحه تنها راه بازگشت به این کار است، پس اگر صفحه را می‌بندید آن را نگه دارید.',
   'job.from': 'از {name}',
@@ -343,6 +345,7 @@ export const fa: Catalogue = {
   'report.asset.ela_map': 'نقشهٔ تحلیل سطح خطا (ELA)',
   'report.asset.forensic_noise_map': 'نقشهٔ یکنواختی نویز',
   'report.asset.faces': 'چهره‌های یافته‌شده، در کادر',
+  'report.asset.alt': '{what}، برای فایل {name}',
   'report.media.image': 'تصویر',
   'report.media.video': 'ویدیو',
   'report.field.gps': 'موقعیت GPS',

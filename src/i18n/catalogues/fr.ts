@@ -88,6 +88,8 @@ export const fr: Catalogue = {
 
   // fields several forms share
   'form.email': 'Adresse e-mail',
+  'form.errorTitle': 'Erreur : {title}',
+  'form.errorSummary': 'Il y a un problème',
   'form.password': 'Mot de passe',
   'form.action': 'Action',
 
@@ -284,7 +286,7 @@ export const fr: Catalogue = {
   'job.finished': 'Fin',
   'job.destroyedAt': 'Destruction des résultats',
   'job.progress': 'Progression : {pct} %',
-  'job.reloads': 'Cette page se recharge d’elle-même {s, plural, =1 {chaque seconde} one {toutes les # seconde} other {toutes les # secondes}}. <a>Recharger maintenant</a>',
+  'job.checkAgain': 'Cette page ne se recharge pas d’elle-même : rien ne bouge pendant que vous la lisez. <a>Vérifier à nouveau</a> dans quelques secondes.',
   'job.seeResults': 'Voir les résultats',
   'job.keepAddress': 'Vous pouvez quitter cette page et y revenir : son adresse est le seul moyen de retrouver la tâche, conservez-la donc si vous fermez la page.',
   'job.from': 'issu de {name}',
@@ -349,6 +351,7 @@ export const fr: Catalogue = {
   'report.asset.ela_map': 'Carte de l’analyse du niveau d’erreur',
   'report.asset.forensic_noise_map': 'Carte de cohérence du bruit',
   'report.asset.faces': 'Visages trouvés, encadrés',
+  'report.asset.alt': '{what}, pour le fichier {name}',
   'report.media.image': 'Image',
   'report.media.video': 'Vidéo',
   'report.field.gps': 'Position GPS',

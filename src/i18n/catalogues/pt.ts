@@ -65,6 +65,8 @@ export const pt: Catalogue = {
 
   // fields several forms share
   'form.email': 'Endereço de e-mail',
+  'form.errorTitle': 'Erro: {title}',
+  'form.errorSummary': 'Há um problema',
   'form.password': 'Senha',
   'form.action': 'Ação',
 
@@ -261,7 +263,7 @@ export const pt: Catalogue = {
   'job.finished': 'Fim',
   'job.destroyedAt': 'Resultados destruídos em',
   'job.progress': 'Progresso: {pct}%',
-  'job.reloads': 'Esta página se recarrega a cada {s, plural, one {# segundo} other {# segundos}}. <a>Recarregar agora</a>',
+  'job.checkAgain': 'Esta página não se recarrega sozinha, então nada muda enquanto você a lê. <a>Verificar de novo</a> em alguns segundos.',
   'job.seeResults': 'Ver os resultados',
   'job.keepAddress': 'Você pode sair desta página e voltar a ela: o endereço dela é o único caminho de volta para a tarefa, então guarde-o se fechar a página.',
   'job.from': 'de {name}',
@@ -326,6 +328,7 @@ export const pt: Catalogue = {
   'report.asset.ela_map': 'Mapa de análise de nível de erro (ELA)',
   'report.asset.forensic_noise_map': 'Mapa de consistência do ruído',
   'report.asset.faces': 'Rostos encontrados, em caixas',
+  'report.asset.alt': '{what}, do arquivo {name}',
   'report.media.image': 'Imagem',
   'report.media.video': 'Vídeo',
   'report.field.gps': 'Posição GPS',

@@ -70,6 +70,8 @@ export const ru: Catalogue = {
 
   // fields several forms share
   'form.email': 'Адрес электронной почты',
+  'form.errorTitle': 'Ошибка: {title}',
+  'form.errorSummary': 'Возникла проблема',
   'form.password': 'Пароль',
   'form.action': 'Действие',
 
@@ -266,7 +268,7 @@ export const ru: Catalogue = {
   'job.finished': 'Завершено',
   'job.destroyedAt': 'Срок уничтожения результатов',
   'job.progress': 'Выполнено: {pct} %',
-  'job.reloads': 'Эта страница обновляется каждые {s, plural, one {# секунду} few {# секунды} many {# секунд} other {# секунды}}. <a>Обновить сейчас</a>',
+  'job.checkAgain': 'Эта страница не обновляется сама, чтобы ничего не менялось, пока вы её читаете. <a>Проверить снова</a> через несколько секунд.',
   'job.seeResults': 'Посмотреть результаты',
   'job.keepAddress': 'Вы можете уйти с этой страницы и вернуться позже: её адрес — единственный способ вернуться к заданию, поэтому сохраните его, если закрываете страницу.',
   'job.from': 'из {name}',
@@ -331,6 +333,7 @@ export const ru: Catalogue = {
   'report.asset.ela_map': 'Карта анализа уровня ошибок (ELA)',
   'report.asset.forensic_noise_map': 'Карта согласованности шума',
   'report.asset.faces': 'Найденные лица в рамках',
+  'report.asset.alt': '{what}, файл {name}',
   'report.media.image': 'Изображение',
   'report.media.video': 'Видео',
   'report.field.gps': 'Координаты GPS',

@@ -63,6 +63,8 @@ export const zh: Catalogue = {
 
   // fields several forms share
   'form.email': '电子邮件地址',
+  'form.errorTitle': '错误：{title}',
+  'form.errorSummary': '出现了一个问题',
   'form.password': '密码',
   'form.action': '操作',
 
@@ -259,7 +261,7 @@ export const zh: Catalogue = {
   'job.finished': '完成时间',
   'job.destroyedAt': '结果销毁时间',
   'job.progress': '进度：{pct}%',
-  'job.reloads': '此页面每 {s, plural, other {# 秒}}自动刷新一次。<a>立即刷新</a>',
+  'job.checkAgain': '此页面不会自动刷新，阅读时内容不会变动。请过几秒后<a>再次查看</a>。',
   'job.seeResults': '查看结果',
   'job.keepAddress': '您可以离开此页面，稍后再回来：页面地址是回到该任务的唯一途径，因此关闭页面前请保存好地址。',
   'job.from': '来自 {name}',
@@ -324,6 +326,7 @@ export const zh: Catalogue = {
   'report.asset.ela_map': '误差水平分析图',
   'report.asset.forensic_noise_map': '噪声一致性图',
   'report.asset.faces': '找到的人脸（已框出）',
+  'report.asset.alt': '{what}（文件 {name}）',
   'report.media.image': '图片',
   'report.media.video': '视频',
   'report.field.gps': 'GPS 位置',

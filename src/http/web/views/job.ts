@@ -1,4 +1,4 @@
-// A job while it runs (the page reloads itself through <meta refresh>: no script) and the
+// A job while it runs (with a link to look again: the page never reloads itself) and the
 // results of hide, reveal and convert.
 import { html, type Html } from '../html.ts';
 import type { Product } from './forms.ts';
@@ -64,7 +64,7 @@ ${job.state === 'failed' ? html`<div class="notice notice-error" role="alert"><p
 ${times(job, w)}`;
 }
 
-export function jobView(v: { job: JobInfo; refreshS: number; words?: Words }): Html {
+export function jobView(v: { job: JobInfo; words?: Words }): Html {
   const w = v.words ?? ENGLISH;
   const { t, say } = w;
   const job = v.job;
@@ -79,7 +79,7 @@ ${
 <progress id="job-progress" max="100" value="${pct}">${pct} %</progress>
 </div>
 <p class="message" role="status">${job.message}</p>
-<p>${say('job.reloads', { s: v.refreshS, a: link(jobHref(job.id)) })}</p>`
+<p>${say('job.checkAgain', { a: link(jobHref(job.id)) })}</p>`
     : html`<p class="message">${job.message}</p>
 <p><a href="${jobHref(job.id)}">${t('job.seeResults')}</a></p>`
 }

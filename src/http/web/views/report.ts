@@ -222,13 +222,14 @@ ${group.map(
   })}`;
 }
 
-function assets(list: AnalyseAsset[], href: (id: string) => string, w: Words): Html {
+/** Each picture's text alternative says what it is and which file it was made from. */
+function assets(list: AnalyseAsset[], name: string, href: (id: string) => string, w: Words): Html {
   return html`${list.map((a) => {
     const title = wordsOr(w, ASSET_WORDS, a.category);
     const size = a.file_size !== undefined ? ` (${humanBytes(a.file_size)})` : '';
     if (!a.mime_type.startsWith('image/')) return html`<p><a href="${href(a.asset_id)}" download>${title}</a>${size}</p>`;
     return html`<figure>
-<img src="${href(a.asset_id)}" alt="${title}">
+<img src="${href(a.asset_id)}" alt="${w.t('report.asset.alt', { what: title, name })}">
 <figcaption>${title}${size}. <a href="${href(a.asset_id)}" download>${w.t('report.download')}</a></figcaption>
 </figure>`;
   })}`;
@@ -286,7 +287,7 @@ ${
   item.assets?.length
     ? html`<section>
 <h3>${t('report.pictures')}</h3>
-${assets(item.assets, href, w)}
+${assets(item.assets, name, href, w)}
 </section>`
     : null
 }
