@@ -2,7 +2,7 @@
 // with the status and the code the API would give, in the page's words for that code (or the
 // API's own message where the catalogue has none).
 import { AppError } from '../../domain/errors.ts';
-import { hasMessage, type Values } from '../../i18n/format.ts';
+import { hasMessage, type MessageKey, type Values } from '../../i18n/format.ts';
 import type { Logger } from '../../log.ts';
 import { clientGone, type Ctx, type Mw } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
@@ -10,6 +10,7 @@ import { isSamePath } from './back-path.ts';
 import type { Html } from './html.ts';
 import { page, type Chrome } from './layout.ts';
 import { errorView } from './views/error.ts';
+import { humanBytes } from './views/parts.ts';
 import { wordsFor, type Words } from './words.ts';
 
 /** The words of this request's pages. */
@@ -38,8 +39,19 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'wor
   ctx.body = page({ back: backOf(ctx), ...chrome, signedIn: web.account ? { email: web.account.email } : null, csrf: web.csrf, words: wordsOf(ctx) }, body);
 }
 
+/** Errors that carry their limit in their details: said with it, as a size in the page's digits. */
+const WITH_LIMIT: Record<string, { key: MessageKey; sizes: Record<string, string> }> = {
+  file_too_large: { key: 'errorWith.file_too_large', sizes: { size: 'max_upload_bytes' } },
+  secret_too_large: { key: 'errorWith.secret_too_large', sizes: { needed: 'needed_bytes', capacity: 'capacity_bytes' } },
+};
+
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
 export function errorText(w: Words, err: AppError): string {
+  const limit = WITH_LIMIT[err.code];
+  if (limit) {
+    const values = Object.entries(limit.sizes).map(([name, detail]) => [name, err.details?.[detail]] as const);
+    if (values.every(([, v]) => typeof v === 'number')) return w.t(limit.key, Object.fromEntries(values.map(([name, v]) => [name, humanBytes(v as number, w)])));
+  }
   const key = `error.${err.code}`;
   if (!hasMessage(key)) return err.message;
   const values: Values = {};

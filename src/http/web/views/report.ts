@@ -225,7 +225,7 @@ ${group.map(
 function assets(list: AnalyseAsset[], href: (id: string) => string, w: Words): Html {
   return html`${list.map((a) => {
     const title = wordsOr(w, ASSET_WORDS, a.category);
-    const size = a.file_size !== undefined ? ` (${humanBytes(a.file_size)})` : '';
+    const size = a.file_size !== undefined ? ` (${humanBytes(a.file_size, w)})` : '';
     if (!a.mime_type.startsWith('image/')) return html`<p><a href="${href(a.asset_id)}" download>${title}</a>${size}</p>`;
     return html`<figure>
 <img src="${href(a.asset_id)}" alt="${title}">
