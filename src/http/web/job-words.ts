@@ -10,10 +10,10 @@ const int = (s: string | undefined): number => Number(s ?? 0);
 
 /** "3 regions redacted (2 faces, 1 text region)." in the page's words. */
 function redacted(m: RegExpExecArray, w: Words): string {
-  const parts: string[] = [];
-  if (m[2] !== undefined) parts.push(w.t('jobMsg.redacted.faces', { n: int(m[2]) }));
-  if (m[3] !== undefined) parts.push(w.t('jobMsg.redacted.text', { n: int(m[3]) }));
-  return w.t('jobMsg.redacted', { n: int(m[1]), list: new Intl.ListFormat(w.tag, { style: 'narrow', type: 'unit' }).format(parts) });
+  const faces = m[2] !== undefined ? w.t('jobMsg.redacted.faces', { n: int(m[2]) }) : undefined;
+  const text = m[3] !== undefined ? w.t('jobMsg.redacted.text', { n: int(m[3]) }) : undefined;
+  const list = faces && text ? w.t('jobMsg.redacted.both', { faces, text }) : (faces ?? text ?? '');
+  return w.t('jobMsg.redacted', { n: int(m[1]), list });
 }
 
 // Each rule reads one sentence at the start of what is left (the runners' texts: domain/jobs.ts,

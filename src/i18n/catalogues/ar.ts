@@ -460,6 +460,7 @@ export const ar: Catalogue = {
   'jobMsg.redacted': '{n, plural, zero {حُجبت # منطقة} one {حُجبت منطقة واحدة} two {حُجبت منطقتان} few {حُجبت # مناطق} many {حُجبت # منطقةً} other {حُجبت # منطقة}} ({list}).',
   'jobMsg.redacted.faces': '{n, plural, zero {# وجه} one {وجه واحد} two {وجهان} few {# وجوه} many {# وجهًا} other {# وجه}}',
   'jobMsg.redacted.text': '{n, plural, zero {# منطقة نص} one {منطقة نص واحدة} two {منطقتا نص} few {# مناطق نص} many {# منطقة نص} other {# منطقة نص}}',
+  'jobMsg.redacted.both': '{faces} و{text}',
   'jobMsg.analyse.done': '{n, plural, zero {حُلِّل # ملف} one {حُلِّل ملف واحد} two {حُلِّل ملفان} few {حُلِّلت # ملفات} many {حُلِّل # ملفًا} other {حُلِّل # ملف}}.',
   'jobMsg.analyse.partial': 'حُلِّل {done} من {n} ملفات؛ وتعذّر تحليل {failed}.',
   'jobMsg.analyse.none': 'تعذّر تحليل أي من الملفات ({n}).',

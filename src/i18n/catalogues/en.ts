@@ -449,6 +449,7 @@ export const en = {
   'jobMsg.redacted': '{n, plural, one {# region} other {# regions}} redacted ({list}).',
   'jobMsg.redacted.faces': '{n, plural, one {# face} other {# faces}}',
   'jobMsg.redacted.text': '{n, plural, one {# text region} other {# text regions}}',
+  'jobMsg.redacted.both': '{faces}, {text}',
   'jobMsg.analyse.done': 'Analysed {n, plural, one {# file} other {# files}}.',
   'jobMsg.analyse.partial': 'Analysed {done} of {n} files; {failed} could not be analysed.',
   'jobMsg.analyse.none': 'None of the {n} files could be analysed.',

@@ -478,6 +478,7 @@ export const es: Catalogue = {
   'jobMsg.redacted': '{n, plural, one {Se censuró # zona} other {Se censuraron # zonas}} ({list}).',
   'jobMsg.redacted.faces': '{n, plural, one {# rostro} other {# rostros}}',
   'jobMsg.redacted.text': '{n, plural, one {# zona de texto} other {# zonas de texto}}',
+  'jobMsg.redacted.both': '{faces} y {text}',
   'jobMsg.analyse.done': '{n, plural, one {Se analizó # archivo} other {Se analizaron # archivos}}.',
   'jobMsg.analyse.partial': 'Se analizaron {done} de {n} archivos; {failed} no se pudieron analizar.',
   'jobMsg.analyse.none': 'No se pudo analizar ninguno de los {n} archivos.',

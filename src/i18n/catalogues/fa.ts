@@ -478,6 +478,7 @@ export const fa: Catalogue = {
   'jobMsg.redacted': '{n, plural, one {# ناحیه پوشانده شد} other {# ناحیه پوشانده شد}} ({list}).',
   'jobMsg.redacted.faces': '{n, plural, one {# چهره} other {# چهره}}',
   'jobMsg.redacted.text': '{n, plural, one {# ناحیهٔ متن} other {# ناحیهٔ متن}}',
+  'jobMsg.redacted.both': '{faces} و {text}',
   'jobMsg.analyse.done': '{n, plural, one {# فایل تحلیل شد} other {# فایل تحلیل شدند}}.',
   'jobMsg.analyse.partial': '{done} فایل از {n} فایل تحلیل شد؛ {failed} فایل را نتوانستیم تحلیل کنیم.',
   'jobMsg.analyse.none': 'هیچ‌یک از {n} فایل را نتوانستیم تحلیل کنیم.',

@@ -484,6 +484,7 @@ export const fr: Catalogue = {
   'jobMsg.redacted': '{n, plural, one {# zone masquée} other {# zones masquées}} ({list}).',
   'jobMsg.redacted.faces': '{n, plural, one {# visage} other {# visages}}',
   'jobMsg.redacted.text': '{n, plural, one {# zone de texte} other {# zones de texte}}',
+  'jobMsg.redacted.both': '{faces} et {text}',
   'jobMsg.analyse.done': '{n, plural, one {# fichier analysé} other {# fichiers analysés}}.',
   'jobMsg.analyse.partial': '{done} fichiers analysés sur {n} ; {failed} n’ont pas pu être analysés.',
   'jobMsg.analyse.none': 'Aucun des {n} fichiers n’a pu être analysé.',

@@ -460,6 +460,7 @@ export const pt: Catalogue = {
   'jobMsg.redacted': '{n, plural, one {# região foi encoberta} other {# regiões foram encobertas}} ({list}).',
   'jobMsg.redacted.faces': '{n, plural, one {# rosto} other {# rostos}}',
   'jobMsg.redacted.text': '{n, plural, one {# região de texto} other {# regiões de texto}}',
+  'jobMsg.redacted.both': '{faces} e {text}',
   'jobMsg.analyse.done': '{n, plural, one {# arquivo foi analisado} other {# arquivos foram analisados}}.',
   'jobMsg.analyse.partial': '{done} de {n} arquivos foram analisados; {failed} não puderam ser analisados.',
   'jobMsg.analyse.none': 'Nenhum dos {n} arquivos pôde ser analisado.',

@@ -466,6 +466,7 @@ export const ru: Catalogue = {
   'jobMsg.redacted': '{n, plural, one {Замаскирована # область} few {Замаскировано # области} many {Замаскировано # областей} other {Замаскировано # области}} ({list}).',
   'jobMsg.redacted.faces': '{n, plural, one {# лицо} few {# лица} many {# лиц} other {# лица}}',
   'jobMsg.redacted.text': '{n, plural, one {# область текста} few {# области текста} many {# областей текста} other {# области текста}}',
+  'jobMsg.redacted.both': '{faces} и {text}',
   'jobMsg.analyse.done': '{n, plural, one {Проанализирован # файл} few {Проанализировано # файла} many {Проанализировано # файлов} other {Проанализировано # файла}}.',
   'jobMsg.analyse.partial': 'Проанализировано файлов: {done} из {n}; не удалось проанализировать: {failed}.',
   'jobMsg.analyse.none': 'Ни один из файлов ({n}) не удалось проанализировать.',

@@ -459,6 +459,7 @@ export const zh: Catalogue = {
   'jobMsg.redacted': '已遮盖 {n, plural, other {# 个区域}}（{list}）。',
   'jobMsg.redacted.faces': '{n, plural, other {# 张人脸}}',
   'jobMsg.redacted.text': '{n, plural, other {# 个文字区域}}',
+  'jobMsg.redacted.both': '{faces}和{text}',
   'jobMsg.analyse.done': '已分析 {n, plural, other {# 个文件}}。',
   'jobMsg.analyse.partial': '已分析 {n} 个文件中的 {done} 个；{failed} 个无法分析。',
   'jobMsg.analyse.none': '{n} 个文件都无法分析。',
