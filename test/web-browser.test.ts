@@ -165,7 +165,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await page.fill('input[name=quality]', '55');
   const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Convert")')]);
   t.is(res.status(), 413);
-  t.regex(await text(), /over the limit of 8388608 bytes/);
+  t.regex(await text(), /over the limit of 8 MiB/, "the limit in words, not a byte count");
   t.is(await page.inputValue('select[name=image_format]'), 'avif');
   t.is(await page.inputValue('input[name=quality]'), '55');
   await b.shot('convert-too-large');
