@@ -494,6 +494,9 @@ export const ar: Catalogue = {
   'error.time_limit': 'استغرقت المهمة وقتًا أطول من الحد المسموح فأُوقفت.',
   'error.internal_error': 'حدث خطأ من جهتنا؛ قد ينجح الأمر إذا حاولت مرة أخرى.',
   'error.superseded': 'حلّت محلّ هذه المهمة مهمةٌ أحدث في الجلسة نفسها.',
+  'error.invalid_expiry': 'مدة الاحتفاظ بالنتائج ليست من الخيارات المتاحة؛ اختر واحدة من القائمة.',
+  'error.unknown_option': 'في النموذج خيار لا تقبله هذه الصفحة؛ أرسله من صفحته.',
+  'error.invalid_password': 'عبارة المرور طويلة جدًا.',
 
   // the same errors, with their limit
   'errorWith.file_too_large': 'حجم أحد الملفات يتجاوز الحد البالغ {size}؛ لم يُحفظ شيء.',

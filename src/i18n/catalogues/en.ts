@@ -483,6 +483,9 @@ export const en = {
   'error.time_limit': 'The job took longer than the time limit and was stopped.',
   'error.internal_error': 'Something failed on our side; it may work if you try again.',
   'error.superseded': 'A later job on the same session replaced this one.',
+  'error.invalid_expiry': 'The time to keep the results is not one of the choices; choose one from the list.',
+  'error.unknown_option': 'The form has an option this page does not take; send it from its page.',
+  'error.invalid_password': 'The passphrase is too long.',
 
   // the same errors when they carry their limit (sizes in the page's digits)
   'errorWith.file_too_large': 'A file is over the limit of {size}; nothing was stored.',

@@ -512,6 +512,9 @@ export const es: Catalogue = {
   'error.time_limit': 'La tarea tardó más que el tiempo límite y se detuvo.',
   'error.internal_error': 'Algo falló por nuestra parte; puede que funcione si lo intenta de nuevo.',
   'error.superseded': 'Una tarea posterior de la misma sesión sustituyó a esta.',
+  'error.invalid_expiry': 'El tiempo de conservación de los resultados no es una de las opciones; elija uno de la lista.',
+  'error.unknown_option': 'El formulario tiene una opción que esta página no admite; envíelo desde su página.',
+  'error.invalid_password': 'La frase de contraseña es demasiado larga.',
 
   // the same errors, with their limit
   'errorWith.file_too_large': 'Un archivo supera el límite de {size}; no se guardó nada.',

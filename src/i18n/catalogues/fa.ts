@@ -512,6 +512,9 @@ export const fa: Catalogue = {
   'error.time_limit': 'کار بیش از حد زمانی مجاز طول کشید و متوقف شد.',
   'error.internal_error': 'مشکلی در سمت ما پیش آمد؛ شاید اگر دوباره تلاش کنید انجام شود.',
   'error.superseded': 'کار جدیدتری در همین نشست جای این کار را گرفت.',
+  'error.invalid_expiry': 'مدت نگه داشتن نتایج یکی از گزینه‌ها نیست؛ یکی را از فهرست انتخاب کنید.',
+  'error.unknown_option': 'فرم گزینه‌ای دارد که این صفحه آن را نمی‌پذیرد؛ آن را از صفحهٔ خودش بفرستید.',
+  'error.invalid_password': 'عبارت عبور بیش از حد بلند است.',
 
   // the same errors, with their limit
   'errorWith.file_too_large': 'یک فایل از حد مجاز {size} بزرگ‌تر است؛ چیزی ذخیره نشد.',

@@ -518,6 +518,9 @@ export const fr: Catalogue = {
   'error.time_limit': 'La tâche a dépassé la durée maximale et a été arrêtée.',
   'error.internal_error': 'Quelque chose a échoué de notre côté ; cela peut fonctionner si vous réessayez.',
   'error.superseded': 'Une tâche plus récente de la même session a remplacé celle-ci.',
+  'error.invalid_expiry': 'La durée de conservation des résultats ne fait pas partie des choix ; choisissez-en une dans la liste.',
+  'error.unknown_option': 'Le formulaire contient une option que cette page n’accepte pas ; envoyez-le depuis sa page.',
+  'error.invalid_password': 'La phrase secrète est trop longue.',
 
   // the same errors, with their limit
   'errorWith.file_too_large': 'Un fichier dépasse la limite de {size} ; rien n’a été enregistré.',

@@ -494,6 +494,9 @@ export const pt: Catalogue = {
   'error.time_limit': 'A tarefa passou do tempo limite e foi interrompida.',
   'error.internal_error': 'Algo falhou do nosso lado; pode funcionar se você tentar de novo.',
   'error.superseded': 'Uma tarefa mais recente da mesma sessão substituiu esta.',
+  'error.invalid_expiry': 'O tempo para guardar os resultados não é uma das opções; escolha um da lista.',
+  'error.unknown_option': 'O formulário tem uma opção que esta página não aceita; envie-o pela página dele.',
+  'error.invalid_password': 'A frase secreta é longa demais.',
 
   // the same errors, with their limit
   'errorWith.file_too_large': 'Um arquivo passa do limite de {size}; nada foi guardado.',

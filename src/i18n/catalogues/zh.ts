@@ -493,6 +493,9 @@ export const zh: Catalogue = {
   'error.time_limit': '任务超过了时间限制，已被停止。',
   'error.internal_error': '我们这边出了问题；再试一次可能就会成功。',
   'error.superseded': '同一会话中较新的任务取代了此任务。',
+  'error.invalid_expiry': '结果保留时间不在可选项中；请从列表中选择。',
+  'error.unknown_option': '表单中有此页面不接受的选项；请从其页面提交。',
+  'error.invalid_password': '密码短语太长。',
 
   // the same errors, with their limit
   'errorWith.file_too_large': '有文件超过了 {size} 的限制；没有保存任何内容。',
