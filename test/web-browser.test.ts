@@ -334,7 +334,7 @@ test.serial('the same journey in Persian (right to left), chosen on the home pag
   await submit('/analyse');
   await page.waitForSelector('.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F', { timeout: DONE });
   const report = await text();
-  for (const key of ['report.heading', 'report.findings', 'report.check.c2pa', 'report.check.ai_generation', 'jobMsg.analyse.done'] as const) {
+  for (const key of ['report.heading', 'report.findings', 'report.check.c2pa', 'report.check.ai_generation', 'report.field.boxes', 'report.reason.videoOnly', 'jobMsg.analyse.done'] as const) {
     t.true(report.includes(key === 'jobMsg.analyse.done' ? say(key, { n: 1 }) : say(key)), `${key}: ${report}`);
   }
   await b.shot('analyse-report');
@@ -351,7 +351,7 @@ test.serial('the same journey in Persian (right to left), chosen on the home pag
   await b.shot('convert-too-large');
 
   // every page after the choice: Persian, right to left, and none of the pages' English words
-  const ENGLISH = ['Sign in', 'Sign up', 'Sign out', 'Create account', 'Convert', 'Hide', 'Reveal', 'Analyse', 'Analysis', 'Download', 'Tip', 'No answer', 'no answer', 'Grade', 'Findings', 'State', 'Started', 'Finished', 'Queued', 'Recovered', 'Converted', 'Analysed', 'Hid', 'passphrase', 'lossless', 'Account', 'Progress', 'results', 'file'];
+  const ENGLISH = ['Sign in', 'Sign up', 'Sign out', 'Create account', 'Convert', 'Hide', 'Reveal', 'Analyse', 'Analysis', 'Download', 'Tip', 'No answer', 'no answer', 'Grade', 'Findings', 'State', 'Started', 'Finished', 'Queued', 'Recovered', 'Converted', 'Analysed', 'Hid', 'passphrase', 'lossless', 'Account', 'Progress', 'results', 'file', 'Boxes', 'Clone', 'Embedded', 'Unusual chunks', 'Regions', 'Only videos', 'Only the audio'];
   const pages = b.documents.slice(chosen).filter((d) => d.status !== 303 && d.headers['content-type']?.startsWith('text/html'));
   t.true(pages.length >= 15, `${pages.length} pages`);
   for (const d of pages) {
