@@ -96,11 +96,14 @@ test('page errors in the page’s language: a weak password, a file over the lim
   t.is(weak.code, 'weak_password');
   t.is(errorText(fa, weak), translator('fa')('error.weak_password'));
   const big = new AppError('too_large', 'file_too_large', 'A file is over the limit of 8388608 bytes for one upload; nothing was stored.', { max_upload_bytes: 8 * 1024 * 1024 });
-  t.is(errorText(fa, big), 'یک فایل از حد مجاز 8 MiB بزرگ‌تر است؛ چیزی ذخیره نشد.');
-  t.is(errorText(wordsFor('en'), big), 'A file is over the limit of 8 MiB; nothing was stored.');
+  t.is(errorText(fa, big), 'بیش از حد بزرگ است: در هر بار حداکثر 8 MiB را می‌توان بارگذاری کرد؛ چیزی ذخیره نشد.');
+  t.is(errorText(wordsFor('en'), big), 'Too large: at most 8 MiB can be uploaded at once; nothing was stored.');
   const fit = new AppError('invalid', 'secret_too_large', 'The secret does not fit…', { capacity_bytes: 1536, needed_bytes: 3 * 1024 * 1024 });
   t.regex(errorText(fr, fit), /il leur faut 3 MiB et cette couverture contient au plus 1,5 KiB/);
   t.is(errorText(fa, new AppError('too_large', 'file_too_large', 'The file is over the limit.')), translator('fa')('error.file_too_large'), 'without its limit: the words without it');
+  const brake = new AppError('rate_limited', 'rate_limited', 'Too many sign-in attempts; try again in 30 seconds.', { retry_after: 30 });
+  t.is(errorText(wordsFor('ru'), brake), 'Слишком много попыток за короткое время; попробуйте снова через 30 секунд.');
+  t.is(errorText(wordsFor('en'), brake), 'Too many attempts in a short time; try again in 30 seconds.');
   t.is(errorText(fa, new AppError('invalid', 'no_such_code_yet', 'Plain English.')), 'Plain English.', 'a code the catalogue lacks: the API’s message');
 });
 

@@ -39,18 +39,19 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'wor
   ctx.body = page({ back: backOf(ctx), ...chrome, signedIn: web.account ? { email: web.account.email } : null, csrf: web.csrf, words: wordsOf(ctx) }, body);
 }
 
-/** Errors that carry their limit in their details: said with it, as a size in the page's digits. */
-const WITH_LIMIT: Record<string, { key: MessageKey; sizes: Record<string, string> }> = {
-  file_too_large: { key: 'errorWith.file_too_large', sizes: { size: 'max_upload_bytes' } },
-  secret_too_large: { key: 'errorWith.secret_too_large', sizes: { needed: 'needed_bytes', capacity: 'capacity_bytes' } },
+/** Errors that carry their limit in their details: said with it (bytes as a size in the page's digits). */
+const WITH_LIMIT: Record<string, { key: MessageKey; values: Record<string, { detail: string; bytes?: true }> }> = {
+  file_too_large: { key: 'errorWith.file_too_large', values: { size: { detail: 'max_upload_bytes', bytes: true } } },
+  secret_too_large: { key: 'errorWith.secret_too_large', values: { needed: { detail: 'needed_bytes', bytes: true }, capacity: { detail: 'capacity_bytes', bytes: true } } },
+  rate_limited: { key: 'errorWith.rate_limited', values: { s: { detail: 'retry_after' } } },
 };
 
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
 export function errorText(w: Words, err: AppError): string {
   const limit = WITH_LIMIT[err.code];
   if (limit) {
-    const values = Object.entries(limit.sizes).map(([name, detail]) => [name, err.details?.[detail]] as const);
-    if (values.every(([, v]) => typeof v === 'number')) return w.t(limit.key, Object.fromEntries(values.map(([name, v]) => [name, humanBytes(v as number, w)])));
+    const values = Object.entries(limit.values).map(([name, v]) => [name, err.details?.[v.detail], v.bytes] as const);
+    if (values.every(([, v]) => typeof v === 'number')) return w.t(limit.key, Object.fromEntries(values.map(([name, v, bytes]) => [name, bytes ? humanBytes(v as number, w) : (v as number)])));
   }
   const key = `error.${err.code}`;
   if (!hasMessage(key)) return err.message;

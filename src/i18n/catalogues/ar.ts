@@ -514,8 +514,9 @@ export const ar: Catalogue = {
   'error.invalid_password': 'عبارة المرور طويلة جدًا.',
 
   // the same errors, with their limit
-  'errorWith.file_too_large': 'حجم أحد الملفات يتجاوز الحد البالغ {size}؛ لم يُحفظ شيء.',
+  'errorWith.file_too_large': 'الحجم كبير جدًا: لا يمكن رفع أكثر من {size} في المرة الواحدة؛ لم يُحفظ شيء.',
   'errorWith.secret_too_large': 'الملفات المراد إخفاؤها لا تتسع: تحتاج إلى {needed} وهذا الغطاء يتسع لـ{capacity} على الأكثر. استخدم غطاءً أكبر، أو ملفات أقل أو أصغر.',
+  'errorWith.rate_limited': 'محاولات كثيرة في وقت قصير؛ حاول مرة أخرى بعد {s, plural, zero {# ثانية} one {ثانية واحدة} two {ثانيتين} few {# ثوانٍ} many {# ثانية} other {# ثانية}}.',
 
   // mails
   'mail.verify.subject': 'طلب شخصٌ ما إنشاء حساب في Obscura بهذا العنوان',

@@ -503,8 +503,9 @@ export const en = {
   'error.invalid_password': 'The passphrase is too long.',
 
   // the same errors when they carry their limit (sizes in the page's digits)
-  'errorWith.file_too_large': 'A file is over the limit of {size}; nothing was stored.',
+  'errorWith.file_too_large': 'Too large: at most {size} can be uploaded at once; nothing was stored.',
   'errorWith.secret_too_large': 'The files to hide do not fit: they need {needed} and this cover holds at most {capacity}. Use a larger cover, or fewer or smaller files.',
+  'errorWith.rate_limited': 'Too many attempts in a short time; try again in {s, plural, one {# second} other {# seconds}}.',
 
   // mails
   'mail.verify.subject': 'Someone asked to create an Obscura account with this address',

@@ -532,8 +532,9 @@ export const es: Catalogue = {
   'error.invalid_password': 'La frase de contraseña es demasiado larga.',
 
   // the same errors, with their limit
-  'errorWith.file_too_large': 'Un archivo supera el límite de {size}; no se guardó nada.',
+  'errorWith.file_too_large': 'Demasiado grande: se pueden subir como máximo {size} de una vez; no se guardó nada.',
   'errorWith.secret_too_large': 'Los archivos que ocultar no caben: necesitan {needed} y este portador admite como máximo {capacity}. Use un portador más grande, o menos archivos o más pequeños.',
+  'errorWith.rate_limited': 'Demasiados intentos en poco tiempo; vuelva a intentarlo dentro de {s, plural, one {# segundo} other {# segundos}}.',
 
   // mails
   'mail.verify.subject': 'Alguien pidió crear una cuenta de Obscura con esta dirección',

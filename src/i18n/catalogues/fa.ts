@@ -532,8 +532,9 @@ export const fa: Catalogue = {
   'error.invalid_password': 'عبارت عبور بیش از حد بلند است.',
 
   // the same errors, with their limit
-  'errorWith.file_too_large': 'یک فایل از حد مجاز {size} بزرگ‌تر است؛ چیزی ذخیره نشد.',
+  'errorWith.file_too_large': 'بیش از حد بزرگ است: در هر بار حداکثر {size} را می‌توان بارگذاری کرد؛ چیزی ذخیره نشد.',
   'errorWith.secret_too_large': 'فایل‌هایی که پنهان می‌شوند جا نمی‌شوند: به {needed} نیاز دارند و این پوشش حداکثر {capacity} جا دارد. پوشش بزرگ‌تری به کار ببرید، یا فایل‌های کمتر یا کوچک‌تری.',
+  'errorWith.rate_limited': 'تلاش‌های زیادی در زمانی کوتاه انجام شد؛ {s, plural, one {# ثانیه} other {# ثانیه}} دیگر دوباره تلاش کنید.',
 
   // mails
   'mail.verify.subject': 'کسی خواسته است با این نشانی حساب Obscura بسازد',

@@ -538,8 +538,9 @@ export const fr: Catalogue = {
   'error.invalid_password': 'La phrase secrète est trop longue.',
 
   // the same errors, with their limit
-  'errorWith.file_too_large': 'Un fichier dépasse la limite de {size} ; rien n’a été enregistré.',
+  'errorWith.file_too_large': 'Trop volumineux : {size} au plus peuvent être envoyés à la fois ; rien n’a été enregistré.',
   'errorWith.secret_too_large': 'Les fichiers à cacher ne tiennent pas : il leur faut {needed} et cette couverture contient au plus {capacity}. Utilisez une couverture plus grande, ou des fichiers moins nombreux ou plus petits.',
+  'errorWith.rate_limited': 'Trop de tentatives en peu de temps ; réessayez dans {s, plural, one {# seconde} other {# secondes}}.',
 
   // mails
   'mail.verify.subject': 'Quelqu’un a demandé à créer un compte Obscura avec cette adresse',

@@ -514,8 +514,9 @@ export const pt: Catalogue = {
   'error.invalid_password': 'A frase secreta é longa demais.',
 
   // the same errors, with their limit
-  'errorWith.file_too_large': 'Um arquivo passa do limite de {size}; nada foi guardado.',
+  'errorWith.file_too_large': 'Grande demais: no máximo {size} podem ser enviados de uma vez; nada foi guardado.',
   'errorWith.secret_too_large': 'Os arquivos a ocultar não cabem: precisam de {needed} e esta cobertura comporta no máximo {capacity}. Use uma cobertura maior, ou menos arquivos ou arquivos menores.',
+  'errorWith.rate_limited': 'Tentativas demais em pouco tempo; tente de novo daqui a {s, plural, one {# segundo} other {# segundos}}.',
 
   // mails
   'mail.verify.subject': 'Alguém pediu para criar uma conta no Obscura com este endereço',

@@ -520,8 +520,9 @@ export const ru: Catalogue = {
   'error.invalid_password': 'Парольная фраза слишком длинная.',
 
   // the same errors, with their limit
-  'errorWith.file_too_large': 'Файл больше допустимых {size}; ничего не сохранено.',
+  'errorWith.file_too_large': 'Слишком много: за один раз можно загрузить не больше {size}; ничего не сохранено.',
   'errorWith.secret_too_large': 'Скрываемые файлы не помещаются: им нужно {needed}, а этот контейнер вмещает не больше {capacity}. Возьмите контейнер больше или меньше файлов либо файлы поменьше.',
+  'errorWith.rate_limited': 'Слишком много попыток за короткое время; попробуйте снова через {s, plural, one {# секунду} few {# секунды} many {# секунд} other {# секунды}}.',
 
   // mails
   'mail.verify.subject': 'Кто-то запросил создание учётной записи Obscura с этим адресом',
