@@ -168,7 +168,7 @@ test.serial('a person signs up, verifies, makes a key and uses every product thr
   await page.fill('input[name=quality]', '55');
   const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Convert")')]);
   t.is(res.status(), 413);
-  t.regex(await text(), /at most 8 MiB can be uploaded/, "the limit in words, not a byte count");
+  t.regex(await text(), /at most 8 MiB can be uploaded/, 'the limit in words, not a byte count');
   t.is(await page.inputValue('select[name=image_format]'), 'avif');
   t.is(await page.inputValue('input[name=quality]'), '55');
   await b.shot('convert-too-large');

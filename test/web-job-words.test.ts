@@ -95,6 +95,7 @@ test('page errors in the page’s language: a weak password, a file over the lim
   const weak = t.throws(() => checkedPassword('aaaaaaaaaaaa'), { instanceOf: AppError }) as AppError;
   t.is(weak.code, 'weak_password');
   t.is(errorText(fa, weak), translator('fa')('error.weak_password'));
+  t.is(errorText(wordsFor('en'), weak), weak.message, 'an English page keeps the API’s precise reason');
   const big = new AppError('too_large', 'file_too_large', 'A file is over the limit of 8388608 bytes for one upload; nothing was stored.', { max_upload_bytes: 8 * 1024 * 1024 });
   t.is(errorText(fa, big), 'بیش از حد بزرگ است: در هر بار حداکثر 8 MiB را می‌توان بارگذاری کرد؛ چیزی ذخیره نشد.');
   t.is(errorText(wordsFor('en'), big), 'Too large: at most 8 MiB can be uploaded at once; nothing was stored.');

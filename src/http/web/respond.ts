@@ -46,8 +46,15 @@ const WITH_LIMIT: Record<string, { key: MessageKey; values: Record<string, { det
   rate_limited: { key: 'errorWith.rate_limited', values: { s: { detail: 'retry_after' } } },
 };
 
+/**
+ * Codes whose catalogue words are a general stand-in for a precise API message (which option,
+ * which field, why the password is weak): an English page shows the API's own, more precise words.
+ */
+const GENERAL = new Set(['invalid_option', 'unknown_option', 'invalid_expiry', 'weak_password', 'unknown_field', 'field_too_long', 'too_many_files', 'body_too_large', 'already_verified', 'unsupported_media']);
+
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
 export function errorText(w: Words, err: AppError): string {
+  if (w.lang === 'en' && GENERAL.has(err.code)) return err.message;
   const limit = WITH_LIMIT[err.code];
   if (limit) {
     const values = Object.entries(limit.values).map(([name, v]) => [name, err.details?.[v.detail], v.bytes] as const);
