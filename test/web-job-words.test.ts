@@ -4,6 +4,7 @@
 import test from 'ava';
 import { AppError } from '../src/domain/errors.ts';
 import { checkedPassword } from '../src/domain/passwords.ts';
+import { OTHER_WAYS_IN, rateLimited } from '../src/domain/web-brakes.ts';
 import { weakness } from '../src/domain/runners/stego.ts';
 import { describeRedaction } from '../src/media/convert/redact.ts';
 import { NOTHING_FOUND } from '../src/media/stego/stream.ts';
@@ -104,7 +105,9 @@ test('page errors in the page’s language: a weak password, a file over the lim
   t.is(errorText(fa, new AppError('too_large', 'file_too_large', 'The file is over the limit.')), translator('fa')('error.file_too_large'), 'without its limit: the words without it');
   const brake = new AppError('rate_limited', 'rate_limited', 'Too many sign-in attempts; try again in 30 seconds.', { retry_after: 30 });
   t.is(errorText(wordsFor('ru'), brake), 'Слишком много попыток за короткое время; попробуйте снова через 30 секунд.');
-  t.is(errorText(wordsFor('en'), brake), 'Too many attempts in a short time; try again in 30 seconds.');
+  t.is(errorText(wordsFor('en'), brake), brake.message, 'an English page keeps the API’s words: they say which brake');
+  const address = rateLimited(90_000, `5 password sign-ins for this address failed within 15 minutes, so its password is not checked for now. ${OTHER_WAYS_IN}`);
+  t.is(errorText(fa, address), translator('fa')('errorWith.rate_limited.otherWays', { s: 90 }), 'a braked address is told the other ways in');
   t.is(errorText(fa, new AppError('invalid', 'no_such_code_yet', 'Plain English.')), 'Plain English.', 'a code the catalogue lacks: the API’s message');
 });
 

@@ -2,6 +2,7 @@
 // with the status and the code the API would give, in the page's words for that code (or the
 // API's own message where the catalogue has none).
 import { AppError } from '../../domain/errors.ts';
+import { OTHER_WAYS_IN } from '../../domain/web-brakes.ts';
 import { hasMessage, type MessageKey, type Values } from '../../i18n/format.ts';
 import type { Logger } from '../../log.ts';
 import { clientGone, type Ctx, type Mw } from '../context.ts';
@@ -50,12 +51,13 @@ const WITH_LIMIT: Record<string, { key: MessageKey; values: Record<string, { det
  * Codes whose catalogue words are a general stand-in for a precise API message (which option,
  * which field, why the password is weak): an English page shows the API's own, more precise words.
  */
-const GENERAL = new Set(['invalid_option', 'unknown_option', 'invalid_expiry', 'weak_password', 'unknown_field', 'field_too_long', 'too_many_files', 'body_too_large', 'already_verified', 'unsupported_media']);
+const GENERAL = new Set(['rate_limited', 'invalid_option', 'unknown_option', 'invalid_expiry', 'weak_password', 'unknown_field', 'field_too_long', 'too_many_files', 'body_too_large', 'already_verified', 'unsupported_media']);
 
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
 export function errorText(w: Words, err: AppError): string {
   if (w.lang === 'en' && GENERAL.has(err.code)) return err.message;
-  const limit = WITH_LIMIT[err.code];
+  // a braked address's password: the other ways in, which still work, are the point of the message
+  const limit = err.code === 'rate_limited' && err.message.includes(OTHER_WAYS_IN) ? { ...WITH_LIMIT.rate_limited, key: 'errorWith.rate_limited.otherWays' as const } : WITH_LIMIT[err.code];
   if (limit) {
     const values = Object.entries(limit.values).map(([name, v]) => [name, err.details?.[v.detail], v.bytes] as const);
     if (values.every(([, v]) => typeof v === 'number')) return w.t(limit.key, Object.fromEntries(values.map(([name, v, bytes]) => [name, bytes ? humanBytes(v as number, w) : (v as number)])));

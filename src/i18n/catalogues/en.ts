@@ -506,6 +506,7 @@ export const en = {
   'errorWith.file_too_large': 'Too large: at most {size} can be uploaded at once; nothing was stored.',
   'errorWith.secret_too_large': 'The files to hide do not fit: they need {needed} and this cover holds at most {capacity}. Use a larger cover, or fewer or smaller files.',
   'errorWith.rate_limited': 'Too many attempts in a short time; try again in {s, plural, one {# second} other {# seconds}}.',
+  'errorWith.rate_limited.otherWays': 'Too many password sign-ins for this address failed, so its password is not checked for now. Sign in with one of your API keys, or have a sign-in link mailed to you; or try again in {s, plural, one {# second} other {# seconds}}.',
 
   // mails
   'mail.verify.subject': 'Someone asked to create an Obscura account with this address',

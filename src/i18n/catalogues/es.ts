@@ -535,6 +535,7 @@ export const es: Catalogue = {
   'errorWith.file_too_large': 'Demasiado grande: se pueden subir como máximo {size} de una vez; no se guardó nada.',
   'errorWith.secret_too_large': 'Los archivos que ocultar no caben: necesitan {needed} y este portador admite como máximo {capacity}. Use un portador más grande, o menos archivos o más pequeños.',
   'errorWith.rate_limited': 'Demasiados intentos en poco tiempo; vuelva a intentarlo dentro de {s, plural, one {# segundo} other {# segundos}}.',
+  'errorWith.rate_limited.otherWays': 'Fallaron demasiados inicios de sesión con contraseña para esta dirección, así que por ahora su contraseña no se comprueba. Inicie sesión con una de sus claves de API o pida que se le envíe por correo un enlace de inicio de sesión; o vuelva a intentarlo dentro de {s, plural, one {# segundo} other {# segundos}}.',
 
   // mails
   'mail.verify.subject': 'Alguien pidió crear una cuenta de Obscura con esta dirección',

@@ -541,6 +541,7 @@ export const fr: Catalogue = {
   'errorWith.file_too_large': 'Trop volumineux : {size} au plus peuvent être envoyés à la fois ; rien n’a été enregistré.',
   'errorWith.secret_too_large': 'Les fichiers à cacher ne tiennent pas : il leur faut {needed} et cette couverture contient au plus {capacity}. Utilisez une couverture plus grande, ou des fichiers moins nombreux ou plus petits.',
   'errorWith.rate_limited': 'Trop de tentatives en peu de temps ; réessayez dans {s, plural, one {# seconde} other {# secondes}}.',
+  'errorWith.rate_limited.otherWays': 'Trop de connexions par mot de passe ont échoué pour cette adresse : son mot de passe n’est plus vérifié pour l’instant. Connectez-vous avec l’une de vos clés d’API, ou faites-vous envoyer un lien de connexion par e-mail ; ou réessayez dans {s, plural, one {# seconde} other {# secondes}}.',
 
   // mails
   'mail.verify.subject': 'Quelqu’un a demandé à créer un compte Obscura avec cette adresse',

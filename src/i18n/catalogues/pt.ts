@@ -517,6 +517,7 @@ export const pt: Catalogue = {
   'errorWith.file_too_large': 'Grande demais: no máximo {size} podem ser enviados de uma vez; nada foi guardado.',
   'errorWith.secret_too_large': 'Os arquivos a ocultar não cabem: precisam de {needed} e esta cobertura comporta no máximo {capacity}. Use uma cobertura maior, ou menos arquivos ou arquivos menores.',
   'errorWith.rate_limited': 'Tentativas demais em pouco tempo; tente de novo daqui a {s, plural, one {# segundo} other {# segundos}}.',
+  'errorWith.rate_limited.otherWays': 'Muitas tentativas de entrar com senha neste endereço falharam, então a senha dele não está sendo verificada por enquanto. Entre com uma das suas chaves de API ou peça um link de acesso por e-mail; ou tente de novo daqui a {s, plural, one {# segundo} other {# segundos}}.',
 
   // mails
   'mail.verify.subject': 'Alguém pediu para criar uma conta no Obscura com este endereço',

@@ -516,6 +516,7 @@ export const zh: Catalogue = {
   'errorWith.file_too_large': '太大：一次最多只能上传 {size}；没有保存任何内容。',
   'errorWith.secret_too_large': '要隐藏的文件放不进：它们需要 {needed}，而这个载体最多只能容纳 {capacity}。请使用更大的载体，或更少、更小的文件。',
   'errorWith.rate_limited': '短时间内尝试次数过多；请在 {s, plural, other {# 秒}}后重试。',
+  'errorWith.rate_limited.otherWays': '此地址的密码登录失败次数过多，因此暂时不再验证其密码。请使用您的某个 API 密钥登录，或通过邮件获取登录链接；也可以在 {s, plural, other {# 秒}}后重试。',
 
   // mails
   'mail.verify.subject': '有人请求用此地址创建 Obscura 账户',
