@@ -2,7 +2,7 @@
 // language and key. A key no catalogue has is a bug: it throws, it never falls back to English.
 import { IntlMessageFormat } from 'intl-messageformat';
 import { CATALOGUES, type MessageKey } from './catalogues/index.ts';
-import { tagOf, type Lang } from './languages.ts';
+import { numberTag, type Lang } from './languages.ts';
 
 export type { MessageKey } from './catalogues/index.ts';
 export type Values = Record<string, string | number>;
@@ -24,7 +24,7 @@ function message(lang: Lang, key: string): IntlMessageFormat {
   if (!mf) {
     const catalogue: Record<string, string> = CATALOGUES[lang];
     if (!Object.hasOwn(catalogue, key)) throw new Error(`no message ${key} in the ${lang} catalogue`);
-    mf = new IntlMessageFormat(catalogue[key], tagOf(lang));
+    mf = new IntlMessageFormat(catalogue[key], numberTag(lang));
     compiled.set(id, mf);
   }
   return mf;

@@ -30,3 +30,11 @@ export function dirOf(lang: Lang): Dir {
 export function tagOf(lang: Lang): string {
   return LANGUAGES[lang].tag;
 }
+
+/**
+ * The locale numbers are written in: the language's, with Latin digits for Arabic and Persian,
+ * as their catalogues write them (so "2 GiB" in a sentence matches "1 to 100" in the next).
+ */
+export function numberTag(lang: Lang): string {
+  return dirOf(lang) === 'rtl' ? `${tagOf(lang)}-u-nu-latn` : tagOf(lang);
+}

@@ -2,7 +2,8 @@
 // with the status and the code the API would give, in the page's words for that code (or the
 // API's own message where the catalogue has none).
 import { AppError } from '../../domain/errors.ts';
-import { hasMessage, type Values } from '../../i18n/format.ts';
+import { OTHER_WAYS_IN } from '../../domain/web-brakes.ts';
+import { hasMessage, type MessageKey, type Values } from '../../i18n/format.ts';
 import type { Logger } from '../../log.ts';
 import { clientGone, type Ctx, type Mw } from '../context.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
@@ -11,6 +12,7 @@ import { fieldByCode, markInvalid, type FieldOf } from './field-errors.ts';
 import type { Html } from './html.ts';
 import { page, type Chrome } from './layout.ts';
 import { errorView } from './views/error.ts';
+import { humanBytes } from './views/parts.ts';
 import { wordsFor, type Words } from './words.ts';
 
 /** The words of this request's pages. */
@@ -43,8 +45,28 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'wor
   ctx.body = page({ back: backOf(ctx), ...chrome, notice, signedIn: web.account ? { email: web.account.email } : null, csrf: web.csrf, words: wordsOf(ctx) }, marked ?? body);
 }
 
+/** Errors that carry their limit in their details: said with it (bytes as a size in the page's digits). */
+const WITH_LIMIT: Record<string, { key: MessageKey; values: Record<string, { detail: string; bytes?: true }> }> = {
+  file_too_large: { key: 'errorWith.file_too_large', values: { size: { detail: 'max_upload_bytes', bytes: true } } },
+  secret_too_large: { key: 'errorWith.secret_too_large', values: { needed: { detail: 'needed_bytes', bytes: true }, capacity: { detail: 'capacity_bytes', bytes: true } } },
+  rate_limited: { key: 'errorWith.rate_limited', values: { s: { detail: 'retry_after' } } },
+};
+
+/**
+ * Codes whose catalogue words are a general stand-in for a precise API message (which option,
+ * which field, why the password is weak): an English page shows the API's own, more precise words.
+ */
+const GENERAL = new Set(['rate_limited', 'invalid_option', 'unknown_option', 'invalid_expiry', 'weak_password', 'unknown_field', 'field_too_long', 'too_many_files', 'body_too_large', 'already_verified', 'unsupported_media']);
+
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
 export function errorText(w: Words, err: AppError): string {
+  if (w.lang === 'en' && GENERAL.has(err.code)) return err.message;
+  // a braked address's password: the other ways in, which still work, are the point of the message
+  const limit = err.code === 'rate_limited' && err.message.includes(OTHER_WAYS_IN) ? { ...WITH_LIMIT.rate_limited, key: 'errorWith.rate_limited.otherWays' as const } : WITH_LIMIT[err.code];
+  if (limit) {
+    const values = Object.entries(limit.values).map(([name, v]) => [name, err.details?.[v.detail], v.bytes] as const);
+    if (values.every(([, v]) => typeof v === 'number')) return w.t(limit.key, Object.fromEntries(values.map(([name, v, bytes]) => [name, bytes ? humanBytes(v as number, w) : (v as number)])));
+  }
   const key = `error.${err.code}`;
   if (!hasMessage(key)) return err.message;
   const values: Values = {};

@@ -102,13 +102,13 @@ export const productTitle = (product: Product, w: Words = ENGLISH): string => w.
 
 function fields(product: Product, values: Values, l: FormLimits, w: Words): Html {
   const { t } = w;
-  const sizeValues = { size: humanBytes(l.fileMaxBytes), count: l.sessionMaxFiles };
+  const sizeValues = { size: humanBytes(l.fileMaxBytes, w), count: l.sessionMaxFiles };
   const size = t('form.size', sizeValues);
   const media = 'image/*,video/*';
   switch (product) {
     case 'hide':
       return html`${fileField('secret', 'secret', t('form.hide.secret'), true, null, t('form.hide.secret.hint', sizeValues))}
-${fileField('cover', 'cover', t('form.hide.cover'), false, media, t('form.hide.cover.hint', { size: humanBytes(l.fileMaxBytes) }))}
+${fileField('cover', 'cover', t('form.hide.cover'), false, media, t('form.hide.cover.hint', { size: humanBytes(l.fileMaxBytes, w) }))}
 ${passwordField('new-password', w)}
 ${select(
   'output-format',
@@ -120,7 +120,7 @@ ${select(
 )}
 ${expiryField(values, l.expiryMax, w)}`;
     case 'reveal':
-      return html`${fileField('file', 'file', t('form.reveal.file'), false, null, t('form.reveal.file.hint', { size: humanBytes(l.fileMaxBytes) }))}
+      return html`${fileField('file', 'file', t('form.reveal.file'), false, null, t('form.reveal.file.hint', { size: humanBytes(l.fileMaxBytes, w) }))}
 ${passwordField('off', w)}
 ${expiryField(values, l.expiryMax, w)}`;
     case 'analyse': {

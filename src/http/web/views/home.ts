@@ -44,7 +44,7 @@ ${cta}
 <p>${t('home.convert')}</p>
 </article>
 </div>
-<p class="hint">${t('home.limits', { size: humanBytes(l.fileMaxBytes), count: l.sessionMaxFiles })}</p>
+<p class="hint">${t('home.limits', { size: humanBytes(l.fileMaxBytes, w), count: l.sessionMaxFiles })}</p>
 </section>
 <section id="privacy" aria-labelledby="privacy-h">
 <h2 id="privacy-h">${t('home.privacy')}</h2>

@@ -95,7 +95,7 @@ ${files.map((f) => {
   const dims = f.width && f.height ? `, ${f.width}×${f.height}` : '';
   return html`<li>
 <a href="${jobHref(job.id)}/file/${f.n}" download>${name}</a>
-<span class="meta" dir="ltr">${humanBytes(f.size)}${dims}, ${f.mimeType}</span>
+<span class="meta" dir="ltr">${humanBytes(f.size, w)}${dims}, ${f.mimeType}</span>
 ${f.outputName && f.outputName !== f.name ? html`<span class="meta">${w.say('job.from', { name: html`<bdi>${f.name}</bdi>` })}</span>` : null}
 ${f.notes.length ? html`<ul class="notes">${f.notes.map((n) => html`<li>${n}</li>`)}</ul>` : null}
 </li>`;

@@ -1,18 +1,23 @@
 // Small pieces the views share: formatting and the fields every form needs.
 import { html, type Html } from '../html.ts';
+import { numberTag } from '../../../i18n/languages.ts';
 import { ENGLISH, type Words } from '../words.ts';
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
-/** 2147483648 → "2 GiB", 1536 → "1.5 KiB". */
-export function humanBytes(n: number): string {
+const numbers = new Map<string, Intl.NumberFormat>();
+
+/** 2147483648 → "2 GiB", 1536 → "1.5 KiB" (French "1,5 KiB"): the number in the page's language, Latin digits in Arabic and Persian. */
+export function humanBytes(n: number, w: Words = ENGLISH): string {
   let i = 0;
   while (n >= 1024 && i < UNITS.length - 1) {
     n /= 1024;
     i++;
   }
-  const s = Number.isInteger(n) ? String(n) : n.toFixed(1).replace(/\.0$/, '');
-  return `${s} ${UNITS[i]}`;
+  const tag = numberTag(w.lang);
+  let f = numbers.get(tag);
+  if (!f) numbers.set(tag, (f = new Intl.NumberFormat(tag, { maximumFractionDigits: 1 })));
+  return `${f.format(n)} ${UNITS[i]}`;
 }
 
 /** Epoch milliseconds → "YYYY-MM-DD HH:MM UTC": one zone for everyone, nothing local leaks. */

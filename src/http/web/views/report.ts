@@ -132,6 +132,19 @@ const FIELD_WORDS: Record<string, MessageKey> = {
   frames_read: 'report.field.frames_read',
   keyframes: 'report.field.keyframes',
   seconds_read: 'report.field.seconds_read',
+  regions: 'report.field.regions',
+  frames: 'report.field.frames',
+  ela: 'report.field.ela',
+  noise: 'report.field.noise',
+  clone: 'report.field.clone',
+  lsb: 'report.field.lsb',
+  embedded: 'report.field.embedded',
+  unusual_chunks: 'report.field.unusual_chunks',
+  boxes: 'report.field.boxes',
+  invisible: 'report.field.invisible',
+  declared: 'report.field.declared',
+  visible: 'report.field.visible',
+  signals: 'report.field.signals',
 };
 
 /** The verdicts' answers that are codes. */
@@ -144,6 +157,9 @@ const VALUE_WORDS: Record<string, MessageKey> = {
   likely_manipulated: 'report.value.likely_manipulated',
   possibly_manipulated: 'report.value.possibly_manipulated',
   none: 'report.none',
+  // a check that does not apply says why in the API's words (media/analyse/detectors/*)
+  'Only videos are checked for frame-timing and scene breaks.': 'report.reason.videoOnly',
+  'Only the audio of videos is checked for splices.': 'report.reason.audioOnly',
 };
 
 const NULL_WORDS: Record<NullMeaning, MessageKey> = { absent: 'report.null.absent', none: 'report.none', not_applicable: 'report.null.not_applicable', unrecognised: 'report.null.unrecognised' };
@@ -226,7 +242,7 @@ ${group.map(
 function assets(list: AnalyseAsset[], name: string, href: (id: string) => string, w: Words): Html {
   return html`${list.map((a) => {
     const title = wordsOr(w, ASSET_WORDS, a.category);
-    const size = a.file_size !== undefined ? ` (${humanBytes(a.file_size)})` : '';
+    const size = a.file_size !== undefined ? ` (${humanBytes(a.file_size, w)})` : '';
     if (!a.mime_type.startsWith('image/')) return html`<p><a href="${href(a.asset_id)}" download>${title}</a>${size}</p>`;
     return html`<figure>
 <img src="${href(a.asset_id)}" alt="${w.t('report.asset.alt', { what: title, name })}">
