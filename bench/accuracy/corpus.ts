@@ -6,8 +6,8 @@
 // round 2's pictures (the manifest's `round` column), added once round 1's held-out half had been
 // looked at while tuning, are all held out: a fresh set nobody tuned on. Round 3 is the same again,
 // added once round 2 had been looked at while tuning, round 4 once round 3 had been judged,
-// round 5 once rounds 3 and 4 had been judged, and round 6 once round 5 had been judged: each held
-// out whole; the newest is the blind one.
+// round 5 once rounds 3 and 4 had been judged, round 6 once round 5 had been judged, and round 7
+// once round 6 had been judged: each held out whole; the newest is the blind one.
 //
 // 'jpeg-png' pictures are made here: every camera JPEG decoded and saved as PNG, the way
 // pictures often reach people (a JPEG re-saved losslessly). They share their source's group.
@@ -25,10 +25,10 @@ const run = promisify(execFile);
 export type PictureClass = 'camera' | 'astronomy' | 'artwork' | 'screenshot' | 'jpeg-png';
 export const PICTURE_CLASSES: readonly PictureClass[] = ['camera', 'jpeg-png', 'astronomy', 'artwork', 'screenshot'];
 export type Half = 'calibration' | 'held-out';
-export type Round = 1 | 2 | 3 | 4 | 5 | 6;
-export const ROUNDS: readonly Round[] = [1, 2, 3, 4, 5, 6];
+export type Round = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+export const ROUNDS: readonly Round[] = [1, 2, 3, 4, 5, 6, 7];
 /** rounds added after tuning had looked at the ones before: all held out, no calibration half */
-const HELD_OUT_ROUNDS: ReadonlySet<Round> = new Set([2, 3, 4, 5, 6]);
+const HELD_OUT_ROUNDS: ReadonlySet<Round> = new Set([2, 3, 4, 5, 6, 7]);
 const isRound = (v: string): boolean => ROUNDS.some((r) => String(r) === v);
 
 export interface CorpusPicture {
@@ -44,7 +44,7 @@ export interface CorpusPicture {
   width: number;
   height: number;
   half: Half;
-  /** the manifest round the picture came in (rounds 2 to 6 are all held out) */
+  /** the manifest round the picture came in (rounds 2 to 7 are all held out) */
   round: Round;
   /** the cached file */
   file: string;
@@ -54,11 +54,11 @@ const MANIFEST = new URL('./manifest.tsv', import.meta.url);
 export const CACHE_DIR = process.env.OBSCURA_CORPUS_CACHE ?? path.resolve(new URL('../..', import.meta.url).pathname, '.cache/corpus');
 const SPLIT_SALT = 'obscura-accuracy-split-v1:';
 
-/** `--round=1|2|3|4|5|6` of the bench's command lines: only that round's pictures; none: every round.
- *  Rounds 2 to 6 are all held out, so they have no calibration half. */
+/** `--round=1|2|3|4|5|6|7` of the bench's command lines: only that round's pictures; none: every round.
+ *  Rounds 2 to 7 are all held out, so they have no calibration half. */
 export function parseRound(value: string | undefined, half: Half): Round | undefined {
   if (value === undefined) return undefined;
-  if (!isRound(value)) throw new Error(`--round is 1, 2, 3, 4, 5 or 6, not '${value}'`);
+  if (!isRound(value)) throw new Error(`--round is 1, 2, 3, 4, 5, 6 or 7, not '${value}'`);
   const round = Number(value) as Round;
   if (HELD_OUT_ROUNDS.has(round) && half === 'calibration') throw new Error(`--round=${round} has no calibration half: every round-${round} picture is held out`);
   return round;
@@ -68,7 +68,7 @@ export function parseRound(value: string | undefined, half: Half): Round | undef
 export const scopeOf = (half: Half, round?: Round) => `${half} half${round ? `, round ${round}` : ''}`;
 
 /** The fixed split: round 1 by the first bit of a salted hash of the group (half of the groups);
- *  every picture of rounds 2 to 6 is held out. */
+ *  every picture of rounds 2 to 7 is held out. */
 export function halfOf(group: string, round: Round = 1): Half {
   if (HELD_OUT_ROUNDS.has(round)) return 'held-out';
   return createHash('sha256').update(SPLIT_SALT + group).digest()[0] < 128 ? 'held-out' : 'calibration';
@@ -95,7 +95,7 @@ export async function readManifest(): Promise<Row[]> {
   const cols = head.split('\t');
   return body.map((l) => {
     const f = Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v]));
-    if (!isRound(f.round)) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (1, 2, 3, 4, 5 or 6)`);
+    if (!isRound(f.round)) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (1, 2, 3, 4, 5, 6 or 7)`);
     const round = Number(f.round) as Round;
     return { id: f.id, cls: f.class as Row['cls'], group: f.group, pkg: f.package, version: f.version, path: f.path, width: +f.width, height: +f.height, format: f.format, sha256: f.sha256, licence: f.licence, round };
   });

@@ -1,4 +1,5 @@
-// Shared shapes of the LSB-replacement steganalysers (chi-square, RS, SPA, WS, histogram pairs).
+// Shared shapes of the LSB-replacement steganalysers (chi-square, RS, SPA, WS, histogram pairs,
+// grey pixels).
 //
 // Units used throughout this folder:
 // - a *sample* is one 8-bit value of one colour channel of one pixel (alpha is never a colour
@@ -22,7 +23,7 @@ export interface PixelImage {
   only?: Uint8Array;
 }
 
-export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs' | 'weighted_stego' | 'histogram_pairs';
+export type StegoMethod = 'chi_square' | 'rs' | 'sample_pairs' | 'weighted_stego' | 'histogram_pairs' | 'grey_pixels';
 
 export interface StegoEstimate {
   method: StegoMethod;
