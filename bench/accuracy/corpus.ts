@@ -25,11 +25,14 @@ const run = promisify(execFile);
 export type PictureClass = 'camera' | 'astronomy' | 'artwork' | 'screenshot' | 'jpeg-png';
 export const PICTURE_CLASSES: readonly PictureClass[] = ['camera', 'jpeg-png', 'astronomy', 'artwork', 'screenshot'];
 export type Half = 'calibration' | 'held-out';
-export type Round = 1 | 2 | 3 | 4 | 5 | 6 | 7;
-export const ROUNDS: readonly Round[] = [1, 2, 3, 4, 5, 6, 7];
-/** rounds added after tuning had looked at the ones before: all held out, no calibration half */
-const HELD_OUT_ROUNDS: ReadonlySet<Round> = new Set([2, 3, 4, 5, 6, 7]);
+/** A new round is one more number here; everything else follows from this list. */
+export const ROUNDS = [1, 2, 3, 4, 5, 6, 7] as const;
+export type Round = (typeof ROUNDS)[number];
+/** rounds added after tuning had looked at the ones before (every one after the first): all held out, no calibration half */
+const HELD_OUT_ROUNDS: ReadonlySet<Round> = new Set(ROUNDS.filter((r) => r > 1));
 const isRound = (v: string): boolean => ROUNDS.some((r) => String(r) === v);
+/** "1, 2, 3, 4, 5, 6 or 7" */
+const ROUND_WORDS = `${ROUNDS.slice(0, -1).join(', ')} or ${ROUNDS[ROUNDS.length - 1]}`;
 
 export interface CorpusPicture {
   /** first 16 hex digits of the source file's sha256 ('<id>-png' for a jpeg-png picture) */
@@ -58,7 +61,7 @@ const SPLIT_SALT = 'obscura-accuracy-split-v1:';
  *  Rounds 2 to 7 are all held out, so they have no calibration half. */
 export function parseRound(value: string | undefined, half: Half): Round | undefined {
   if (value === undefined) return undefined;
-  if (!isRound(value)) throw new Error(`--round is 1, 2, 3, 4, 5, 6 or 7, not '${value}'`);
+  if (!isRound(value)) throw new Error(`--round is ${ROUND_WORDS}, not '${value}'`);
   const round = Number(value) as Round;
   if (HELD_OUT_ROUNDS.has(round) && half === 'calibration') throw new Error(`--round=${round} has no calibration half: every round-${round} picture is held out`);
   return round;
@@ -95,7 +98,7 @@ export async function readManifest(): Promise<Row[]> {
   const cols = head.split('\t');
   return body.map((l) => {
     const f = Object.fromEntries(l.split('\t').map((v, i) => [cols[i], v]));
-    if (!isRound(f.round)) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (1, 2, 3, 4, 5, 6 or 7)`);
+    if (!isRound(f.round)) throw new Error(`manifest.tsv: ${f.id} has round '${f.round}' (${ROUND_WORDS})`);
     const round = Number(f.round) as Round;
     return { id: f.id, cls: f.class as Row['cls'], group: f.group, pkg: f.package, version: f.version, path: f.path, width: +f.width, height: +f.height, format: f.format, sha256: f.sha256, licence: f.licence, round };
   });

@@ -16,7 +16,7 @@
 // greys are mixed has its own; 1 % at most), and the rewritten share, spread over the whole
 // picture, at least a quarter of the threshold (an OpenCV sample drawing, 3 % busy, read 16 %).
 import { colourChannels, fmt, sampleThreshold } from './common.ts';
-import { lsbAgreement, STRUCTURED_AGREEMENT } from './content.ts';
+import { STRUCTURED_AGREEMENT } from './content.ts';
 import type { Selection } from './selection.ts';
 import type { PixelImage, StegoEstimate } from './types.ts';
 
@@ -32,15 +32,15 @@ const FLAT_MIXED = 0.01;
 /** The rewritten share x the busy share: at least this share of the picture's threshold. */
 const SPREAD = 1 / 4;
 
-/** null when the picture is not one it can read (grey, noise-like, too few grey busy pixels). */
-export function greyPixels(img: PixelImage, sel: Selection): StegoEstimate | null {
-  if (colourChannels(img) !== 3 || lsbAgreement(img) < STRUCTURED_AGREEMENT) return null;
+/** null when the picture is not one it can read (grey, noise-like, too few grey busy pixels).
+ *  `agreement`: the whole picture's LSB agreement (content.ts), as the verdict already read it. */
+export function greyPixels(img: PixelImage, sel: Selection, agreement: number): StegoEstimate | null {
+  if (colourChannels(img) !== 3 || agreement < STRUCTURED_AGREEMENT) return null;
   const { data, channels: ch } = img;
   const busy = new Array<number>(8).fill(0);
   const flat = new Array<number>(8).fill(0);
-  let busyPixels = 0;
+  const busyPixels = sel.share * sel.only.length;
   for (let p = 0, i = 0; p < sel.only.length; p++, i += ch) {
-    busyPixels += sel.only[p];
     const r = data[i], g = data[i + 1], b = data[i + 2];
     if (r >> 1 !== g >> 1 || g >> 1 !== b >> 1) continue;
     (sel.only[p] ? busy : flat)[((r & 1) << 2) | ((g & 1) << 1) | (b & 1)]++;

@@ -231,7 +231,7 @@ function readPixels(img: PixelImage, withSpa: boolean): StegoVerdict {
 /** A picture not suspected so far, read once more on its grey busy pixels (grey-pixels.ts),
  *  where it applies: their reading joins the estimates, and decides when it finds them rewritten. */
 function withGreys(whole: StegoVerdict, img: PixelImage, sel: Selection, cc: number): StegoVerdict {
-  const grey = greyPixels(img, sel);
+  const grey = greyPixels(img, sel, whole.lsbAgreement);
   if (!grey) return whole;
   const estimates = [...whole.estimates, grey];
   if (!grey.detected) return { ...whole, estimates };
