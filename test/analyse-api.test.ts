@@ -58,6 +58,9 @@ test('newer interface: a photo with GPS, the C2PA AI image and a zip-carrying JP
     for (const k of ['face_count', 'text_region_count', 'watermark_flagged', 'steganography_suspected', 'verdicts', 'assets']) t.true(k in f, k);
     t.true(Array.isArray(f.verdicts.findings));
     for (const finding of f.verdicts.findings) t.true(['info', 'low', 'medium', 'high'].includes(finding.severity));
+    // the messages the pages translate stay inside: the API says its findings in English alone
+    for (const finding of f.verdicts.findings) t.deepEqual(Object.keys(finding).sort(), ['detector', 'label', 'severity', ...('tip' in finding ? ['tip'] : [])], JSON.stringify(finding));
+    for (const reason of f.grade_reasons) t.deepEqual(Object.keys(reason).sort(), ['points', 'reason']);
     t.true(Number.isInteger(f.face_count) && f.face_count >= 0, 'faces are looked for by default: a count, not null');
   }
   const [holiday, ai, carrier] = files;
@@ -174,6 +177,7 @@ test('v1: create-media-url, PATCH chunks, analyse, poll status until COMPLETED, 
     t.is(item.name, 'trip.jpg');
     const gps = item.verdicts.findings.find((f: any) => /^GPS position/.test(f.label));
     t.is(gps.severity, 'high');
+    for (const f of item.verdicts.findings) t.deepEqual(Object.keys(f).sort(), ['detector', 'label', 'severity', ...(enableTips && 'tip' in f ? ['tip'] : [])], 'no message ids in v1');
     t.is(typeof gps.tip === 'string', enableTips, 'a tip per finding only with enableTips');
     t.is(item.verdicts.forensic.clone === null, !enableExtraAnalysis, 'copy-move runs only with enableExtraAnalysis');
   };

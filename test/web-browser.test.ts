@@ -9,13 +9,16 @@ import { freePort } from './helpers/child.ts';
 import { startMailCatcher } from './helpers/mail-catcher.ts';
 import { payload, sha256 } from './helpers/payload.ts';
 import { startService, tempDir } from './helpers/service.ts';
+import { translator } from '../src/i18n/format.ts';
+import { fa } from '../src/i18n/catalogues/fa.ts';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const SHOTS = path.resolve(import.meta.dirname, '../test-output/web-pages');
+const SHOTS_FA = path.resolve(import.meta.dirname, '../test-output/web-pages-fa');
 const ONION = 'obscuratestpagesxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxad.onion';
 const DONE = 120_000;
 
-test('a person signs up, verifies, makes a key and uses every product through the pages, without JavaScript, over the onion', async (t) => {
+test.serial('a person signs up, verifies, makes a key and uses every product through the pages, without JavaScript, over the onion', async (t) => {
   t.timeout(300_000);
   t.is(ONION.length, 62);
   const mail = await startMailCatcher();
@@ -91,8 +94,9 @@ test('a person signs up, verifies, makes a key and uses every product through th
   const convertJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
   t.truthy(convertJob, `${page.url()} ${await text()}`);
   await b.shot('job-running');
-  // the page reloads itself (meta refresh) until the job ends: nothing here reloads it
-  await page.waitForSelector(`a[href="/job/${convertJob}/file/0"]`, { timeout: DONE });
+  // the page does not reload itself (that would move a screen reader to its top): the person
+  // follows its "check again" link until the job ends
+  await whenDone(page, `a[href="/job/${convertJob}/file/0"]`);
   await b.shot('convert-result');
   const webp = await download(page, `/job/${convertJob}/file/0`);
   t.is(webp.subarray(0, 4).toString(), 'RIFF');
@@ -107,7 +111,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await b.shot('hide-form');
   await page.click('button:has-text("Hide")');
   const hideJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
-  await page.waitForSelector(`a[href="/job/${hideJob}/file/0"]`, { timeout: DONE });
+  await whenDone(page, `a[href="/job/${hideJob}/file/0"]`);
   await b.shot('hide-result');
   const stego = await download(page, `/job/${hideJob}/file/0`);
   const stegoFile = path.join(work, 'stego.png');
@@ -119,7 +123,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await page.setInputFiles('input[name=file]', stegoFile);
   await page.fill('input[name=password]', 'not the passphrase');
   await page.click('button:has-text("Reveal")');
-  await page.waitForSelector('text=No hidden content could be recovered with this passphrase.', { timeout: DONE });
+  await whenDone(page, 'text=No hidden content could be recovered with this passphrase.');
   await b.shot('reveal-wrong-passphrase');
 
   // and with the right one: the secret comes back bit for bit
@@ -129,7 +133,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await b.shot('reveal-form');
   await page.click('button:has-text("Reveal")');
   const revealJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
-  await page.waitForSelector(`a[href="/job/${revealJob}/file/0"]`, { timeout: DONE });
+  await whenDone(page, `a[href="/job/${revealJob}/file/0"]`);
   await b.shot('reveal-result');
   t.is(sha256(await download(page, `/job/${revealJob}/file/0`)), sha256(readFileSync(secret)));
 
@@ -139,7 +143,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await b.shot('analyse-form');
   await page.click('button:has-text("Analyse")');
   const analyseJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
-  await page.waitForSelector('.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F', { timeout: DONE });
+  await whenDone(page, '.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F');
   await b.shot('analyse-report');
   const report = await text();
   t.regex(report, /c2pa/i);
@@ -165,7 +169,7 @@ test('a person signs up, verifies, makes a key and uses every product through th
   await page.fill('input[name=quality]', '55');
   const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button:has-text("Convert")')]);
   t.is(res.status(), 413);
-  t.regex(await text(), /over the limit of 8388608 bytes/);
+  t.regex(await text(), /at most 8 MiB can be uploaded/, 'the limit in words, not a byte count');
   t.is(await page.inputValue('select[name=image_format]'), 'avif');
   t.is(await page.inputValue('input[name=quality]'), '55');
   await b.shot('convert-too-large');
@@ -196,6 +200,194 @@ test('a person signs up, verifies, makes a key and uses every product through th
   }
   t.log(`${b.documents.length} documents checked; screenshots in ${SHOTS}`);
 });
+
+/** Follows a running job page's "check again" link until `selector` is on the page. */
+async function whenDone(page: import('playwright-core').Page, selector: string): Promise<void> {
+  const end = Date.now() + DONE;
+  while ((await page.locator(selector).count()) === 0) {
+    if (Date.now() > end) throw new Error(`${selector}: not on the job page within ${DONE / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+    const again = page.locator(`main a[href="${new URL(page.url()).pathname}"]`);
+    if (await again.count()) await again.first().click();
+  }
+}
+
+// The same journey in Persian, right to left: the person picks فارسی with the chooser on the home
+// page (a select and a button: no script), and every page after it, the mail, the job messages
+// (the wrong passphrase's too) and the report are in Persian. Selectors name fields, types,
+// hrefs and form actions, never words.
+test.serial('the same journey in Persian (right to left), chosen on the home page, over the onion without JavaScript', async (t) => {
+  t.timeout(300_000);
+  const say = translator('fa');
+  const mail = await startMailCatcher();
+  const port = await freePort();
+  const origin = `http://${ONION}:${port}`;
+  const svc = await startService({
+    OBSCURA_SMTP_URL: mail.url,
+    OBSCURA_ONION_LISTEN: `127.0.0.1:${port}`,
+    OBSCURA_ONION_ORIGIN: origin,
+    OBSCURA_DIRECT_UPLOAD_MAX: '8MiB',
+  });
+  const b = await startBrowser({ hostRules: `MAP ${ONION} 127.0.0.1`, shotsDir: SHOTS_FA });
+  const { page } = b;
+  const work = tempDir();
+  t.teardown(async () => {
+    await b.close();
+    await svc.close();
+    await mail.close();
+  });
+  const text = async () => (await page.textContent('main')) ?? '';
+  const submit = (action: string) => page.click(`main form[action="${action}"] button[type=submit]`);
+  const jobOf = () => /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+
+  // Tor Browser says en-US whatever the person reads: the home page is English until they choose
+  await page.goto(`${origin}/`);
+  t.regex(await page.getAttribute('html', 'lang') ?? '', /^en/);
+  await page.selectOption('form[action="/language"] select[name=lang]', 'fa');
+  await page.click('form[action="/language"]:has(select[name=lang]) button[type=submit]');
+  t.is(new URL(page.url()).pathname, '/', 'back on the page it was chosen from');
+  const chosen = b.documents.length;
+  t.is(await page.getAttribute('html', 'lang'), 'fa');
+  t.is(await page.getAttribute('html', 'dir'), 'rtl');
+  t.true((await text()).includes(say('home.privacy')));
+  await b.shot('home');
+
+  // sign up: the mail goes out in Persian
+  await page.click('main a[href="/sign-up"]');
+  const email = `person-fa-${Date.now()}@example.org`;
+  const password = 'correct horse battery staple';
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await page.fill('input[name=password_again]', password);
+  await b.shot('sign-up');
+  await submit('/sign-up');
+  t.true((await page.textContent('h1'))!.includes(say('mailSent.title')));
+  const letter = await mail.next(email);
+  t.is(letter.subject, say('mail.verify.subject'));
+  t.true((letter.text ?? '').includes(fa['mail.verify.text'].split('\n')[0]), letter.text);
+  const link = /(http:\/\/\S+\/verify\?token=[A-Za-z0-9_-]{43})/.exec(letter.text ?? '')?.[1];
+  t.truthy(link, letter.text);
+  await page.goto(link!);
+  await b.shot('verify');
+  await submit('/verify');
+  t.true((await text()).includes(say('verify.done.heading')));
+
+  // sign in with the password; make a key
+  await page.goto(`${origin}/sign-in`);
+  await page.fill('form[action="/sign-in"]:has(input[name=password]) input[name=email]', email);
+  await page.fill('form[action="/sign-in"]:has(input[name=email]) input[name=password]', password);
+  await b.shot('sign-in');
+  await page.click('form[action="/sign-in"]:has(input[name=password]) button[type=submit]');
+  t.true(page.url().endsWith('/account'));
+  await submit('/account/keys');
+  t.regex(((await page.textContent('#new-key')) ?? '').trim(), /^sw_[A-Za-z0-9_-]{43}$/);
+  t.true((await text()).includes(say('account.keys.made')));
+  await b.shot('account-new-key');
+
+  // convert: the photo to WebP; the result page in Persian, its size in Latin digits
+  await page.goto(`${origin}/convert`);
+  await page.setInputFiles('input[name=files]', path.join(FIXTURES, 'photo-mountain.jpg'));
+  await page.selectOption('select[name=image_format]', 'webp');
+  await b.shot('convert-form');
+  await submit('/convert');
+  const convertJob = jobOf();
+  t.truthy(convertJob, `${page.url()} ${await text()}`);
+  if (await page.$('main progress')) {
+    // still running (it may already be done): its progress message in Persian
+    const running = await text();
+    t.true([say('jobMsg.queued'), say('jobMsg.convert.file', { i: 1, n: 1 })].some((m) => running.includes(m)), running);
+  }
+  await b.shot('job-running');
+  await whenDone(page, `a[href="/job/${convertJob}/file/0"]`);
+  const converted = await text();
+  t.true(converted.includes(say('jobMsg.convert.done', { n: 1 })), converted);
+  t.regex(converted, /\d+(\.\d)? KiB/, 'the size in Latin digits');
+  await b.shot('convert-result');
+  const webp = await download(page, `/job/${convertJob}/file/0`);
+  t.is(webp.subarray(8, 12).toString(), 'WEBP');
+
+  // hide: the result's message and the cover's note in Persian
+  const secret = path.join(FIXTURES, 'secret-small.png');
+  await page.goto(`${origin}/hide`);
+  await page.setInputFiles('input[name=secret]', secret);
+  await page.setInputFiles('input[name=cover]', path.join(FIXTURES, 'photo-mountain.jpg'));
+  await page.fill('input[name=password]', 'four random words here');
+  await b.shot('hide-form');
+  await submit('/hide');
+  const hideJob = jobOf();
+  await whenDone(page, `a[href="/job/${hideJob}/file/0"]`);
+  const hidden = await text();
+  t.true(hidden.includes(say('jobMsg.hide.done', { n: 1 })), hidden);
+  t.true(hidden.includes(say('jobMsg.note.coverFormat', { from: 'JPEG', to: 'PNG' })), hidden);
+  t.true(hidden.includes(say('job.shareAsIs')));
+  await b.shot('hide-result');
+  const stegoFile = path.join(work, 'stego.png');
+  writeFileSync(stegoFile, await download(page, `/job/${hideJob}/file/0`));
+
+  // reveal with a wrong passphrase: the failure in Persian, by its code
+  await page.goto(`${origin}/reveal`);
+  await page.setInputFiles('input[name=file]', stegoFile);
+  await page.fill('input[name=password]', 'not the passphrase');
+  await submit('/reveal');
+  await whenDone(page, `[role=alert]:has-text("${say('error.nothing_found')}")`);
+  await b.shot('reveal-wrong-passphrase');
+
+  // and with the right one: the secret back, bit for bit
+  await page.goto(`${origin}/reveal`);
+  await page.setInputFiles('input[name=file]', stegoFile);
+  await page.fill('input[name=password]', 'four random words here');
+  await b.shot('reveal-form');
+  await submit('/reveal');
+  const revealJob = jobOf();
+  await whenDone(page, `a[href="/job/${revealJob}/file/0"]`);
+  t.true((await text()).includes(say('jobMsg.reveal.done', { n: 1 })));
+  await b.shot('reveal-result');
+  t.is(sha256(await download(page, `/job/${revealJob}/file/0`)), sha256(readFileSync(secret)));
+
+  // analyse the C2PA-signed AI picture: the report in Persian
+  await page.goto(`${origin}/analyse`);
+  await page.setInputFiles('input[name=files]', path.join(FIXTURES, 'c2pa-ai-generated.png'));
+  await b.shot('analyse-form');
+  await submit('/analyse');
+  await whenDone(page, '.grade-A, .grade-B, .grade-C, .grade-D, .grade-E, .grade-F');
+  const report = await text();
+  for (const key of ['report.heading', 'report.findings', 'report.check.c2pa', 'report.check.ai_generation', 'report.field.boxes', 'report.reason.videoOnly', 'jobMsg.analyse.done'] as const) {
+    t.true(report.includes(key === 'jobMsg.analyse.done' ? say(key, { n: 1 }) : say(key)), `${key}: ${report}`);
+  }
+  await b.shot('analyse-report');
+
+  // an oversize file: the limit in Persian, in Latin digits
+  const big = path.join(work, 'big.png');
+  writeFileSync(big, payload(9 * 1024 * 1024));
+  await page.goto(`${origin}/convert`);
+  await page.setInputFiles('input[name=files]', big);
+  await page.selectOption('select[name=image_format]', 'avif');
+  const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), submit('/convert')]);
+  t.is(res.status(), 413);
+  t.true((await text()).includes(say('errorWith.file_too_large', { size: '8 MiB' })), await text());
+  await b.shot('convert-too-large');
+
+  // every page after the choice: Persian, right to left, and none of the pages' English words
+  const ENGLISH = ['Sign in', 'Sign up', 'Sign out', 'Create account', 'Convert', 'Hide', 'Reveal', 'Analyse', 'Analysis', 'Download', 'Tip', 'No answer', 'no answer', 'Grade', 'Findings', 'State', 'Started', 'Finished', 'Queued', 'Recovered', 'Converted', 'Analysed', 'Hid', 'passphrase', 'lossless', 'Account', 'Progress', 'results', 'file', 'Boxes', 'Clone', 'Embedded', 'Unusual chunks', 'Regions', 'Only videos', 'Only the audio', 'Converting', 'Analysing', 'Looking for', 'Hiding', 'Preparing', 'Waiting'];
+  const pages = b.documents.slice(chosen).filter((d) => d.status !== 303 && d.headers['content-type']?.startsWith('text/html'));
+  t.true(pages.length >= 15, `${pages.length} pages`);
+  for (const d of pages) {
+    t.regex(d.body, /<html lang="fa" dir="rtl">/, d.url);
+    const words = visibleText(d.body);
+    for (const w of ENGLISH) t.notRegex(words, new RegExp(`\\b${w}\\b`), `${d.url}: "${w}" in ${words}`);
+  }
+  t.log(`${pages.length} Persian pages checked; screenshots in ${SHOTS_FA}`);
+});
+
+/** A page's text as a person meets it: its text and the text of its alt, title, aria-label and placeholder attributes. */
+function visibleText(body: string): string {
+  const attrs = [...body.matchAll(/\s(?:alt|title|aria-label|placeholder)="([^"]*)"/g)].map((m) => m[1]);
+  const text = body
+    .replace(/<head>[\s\S]*?<\/head>/, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&[a-z]+;|&#\d+;/g, ' ');
+  return `${text} ${attrs.join(' ')}`.replace(/\s+/g, ' ');
+}
 
 async function download(page: import('playwright-core').Page, href: string): Promise<Buffer> {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`a[href="${href}"]`)]);

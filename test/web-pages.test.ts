@@ -338,11 +338,12 @@ test('a job page and its files are its owner’s alone; downloads are attachment
   t.regex(jobPath, /^\/job\/job_[\w-]+$/);
   let page = await alice.web.get(jobPath);
   for (let i = 0; i < 100 && !/\/file\/0"/.test(page.body); i++) {
-    t.regex(page.body, /<meta http-equiv="refresh" content="3">/);
+    t.notRegex(page.body, /http-equiv="refresh"/, 'a running job never reloads by itself');
+    t.regex(page.body, new RegExp(`<a href="${jobPath}">Check again</a>`));
     await new Promise((r) => setTimeout(r, 300));
     page = await alice.web.get(jobPath);
   }
-  t.notRegex(page.body, /http-equiv="refresh"/, 'a finished job stops reloading');
+  t.notRegex(page.body, /id="job-progress"/, 'a finished job shows its results');
   t.regex(page.body, /&lt;b&gt;odd &quot;name&quot;/, 'names are escaped');
   const file = await fetch(`${svc.url.clearnet}${jobPath}/file/0`, { headers: { cookie: alice.web.cookie } });
   t.is(file.status, 200);

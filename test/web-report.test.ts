@@ -73,7 +73,7 @@ async function analyse(web: WebClient, files: (string | [string, Buffer])[], fie
   const jobPath = started.headers.get('location')!;
   for (const end = Date.now() + 110_000; Date.now() < end; ) {
     const page = await web.get(jobPath);
-    if (!/http-equiv="refresh"/.test(page.body)) return { page: page.body, jobId: jobPath.split('/').pop()! };
+    if (!/id="job-progress"/.test(page.body)) return { page: page.body, jobId: jobPath.split('/').pop()! };
     await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error('the analysis did not finish');
@@ -142,4 +142,26 @@ test('the report page: a check left unticked names the box, and its count reads 
   t.true(photo.includes('Text detection was not asked for (“Find readable text” was not ticked): the text region count shows “no answer”, not zero.'), photo);
   t.true(photo.includes('Faces no answer'));
   for (const api of ['face_detection', 'text_detection', 'null']) t.false(photo.includes(api), `no API syntax (${api}) on the page`);
+});
+
+// Issue 27: the report in the language a person chose. The findings, their tips and the grade's
+// reasons are said from their messages in that language; the convert form's words inside a tip
+// are the French form's; the API's report stays English.
+test('the report page in French: findings, tips and the forms’ words in French; the API stays English', async (t) => {
+  t.timeout(120_000);
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key, web } = await person(svc);
+  await web.get('/analyse');
+  const chosen = await web.post('/language', { lang: 'fr', back: '/analyse' });
+  t.is(chosen.status, 303);
+  const { page, jobId } = await analyse(web, [[GPS_PHOTO, locatedPhoto()]], { forensic_depth: 'standard', face_sensitivity: 'medium', face_detection: 'true', text_detection: 'true', tips: 'true' });
+  t.regex(page, /<html lang="fr"/);
+  const located = seen(fileReport(page, GPS_PHOTO));
+  t.true(located.includes('Position GPS enregistrée : 46.5197, 6.6323'), located);
+  t.true(located.includes('Conseil : Toute personne qui a le fichier peut voir où il a été créé.'), located);
+  t.true(located.includes('utilisez la page Convertir en cochant « Visages » sous « Masquer avant de convertir »'), located);
+  t.false(located.includes('GPS position recorded'), 'no English finding on the French page');
+  const api = await svc.api('GET', `/api/analyse/result/${jobId}`, key);
+  t.true(api.body.files[0].verdicts.findings.some((f: { label: string }) => f.label.startsWith('GPS position recorded: 46.5197, 6.6323')));
 });

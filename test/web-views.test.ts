@@ -15,6 +15,7 @@ import { productFormView, type FormLimits, type Product } from '../src/http/web/
 import { convertResultView, jobView, stegoResultView, type JobInfo, type ResultFile } from '../src/http/web/views/job.ts';
 import { analyseReportView, type AnalyseItem } from '../src/http/web/views/report.ts';
 import { errorView } from '../src/http/web/views/error.ts';
+import { markInvalid } from '../src/http/web/field-errors.ts';
 
 const EVIL = '<img src=x onerror=1>';
 const CSRF = 'csrf-token-"abc"';
@@ -136,26 +137,41 @@ test('html escapes values, keeps Html, flattens arrays and drops null, undefined
   t.true(html`x` instanceof Html);
 });
 
-test('the layout: signed in, signed out, refresh and notices', (t) => {
+test('the layout: signed in, signed out, never a timed reload, and notices (an error one a summary with its title saying so)', (t) => {
   const inDoc = doc(html`<h1>Hello</h1>`, { title: `Hide ${EVIL}`, signedIn: { email: `${EVIL}@example.org` }, notice: { kind: 'error', message: EVIL, code: 'file_too_large' } });
   checkDocument(t, inDoc, 'signed in');
   for (const p of ['/hide', '/reveal', '/analyse', '/convert', '/account', '/', '/#privacy', '/static/obscura.css']) t.true(inDoc.includes(`href="${p}"`), p);
   t.regex(inDoc, /<form method="post" action="\/sign-out"[^>]*><input type="hidden" name="csrf"[^>]*><button type="submit">Sign out<\/button><\/form>/);
-  t.regex(inDoc, /<title>Hide &lt;img src=x onerror=1&gt; · Obscura<\/title>/);
+  t.regex(inDoc, /<title>Error: Hide &lt;img src=x onerror=1&gt; · Obscura<\/title>/);
   t.regex(inDoc, /<meta name="referrer" content="no-referrer">/);
   t.regex(inDoc, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
-  t.regex(inDoc, /<div class="notice notice-error" role="alert"><p>&lt;img src=x onerror=1&gt; <small class="code">\(file_too_large\)<\/small>/);
+  t.regex(inDoc, /<div class="notice notice-error" role="alert" aria-labelledby="error-summary">\n<p id="error-summary" class="summary-title"><strong>There is a problem<\/strong><\/p>\n<p>&lt;img src=x onerror=1&gt; <small class="code">\(file_too_large\)<\/small>/);
   t.false(inDoc.includes(EVIL));
   t.notRegex(inDoc, /http-equiv="refresh"/);
   t.notRegex(inDoc, /href="\/sign-in"/);
 
-  const outDoc = doc(html`<h1>Hello</h1>`, { signedIn: null, refreshS: 3, notice: { kind: 'ok', message: 'Saved.' } });
+  const outDoc = doc(html`<h1>Hello</h1>`, { title: 'Hello', signedIn: null, notice: { kind: 'ok', message: 'Saved.' } });
   checkDocument(t, outDoc, 'signed out');
   t.regex(outDoc, /href="\/sign-in"/);
   t.regex(outDoc, /href="\/sign-up"/);
   t.notRegex(outDoc, /href="\/hide"|action="\/sign-out"/);
-  t.regex(outDoc, /<head>[\s\S]*<meta http-equiv="refresh" content="3">[\s\S]*<\/head>/);
+  t.notRegex(outDoc, /http-equiv="refresh"/);
+  t.regex(outDoc, /<title>Hello · Obscura<\/title>/);
   t.regex(outDoc, /role="status"><p>Saved\.<\/p>/);
+});
+
+test('a refused field: marked invalid, its message before it (escaped) and first in aria-describedby; a field the form lacks marks nothing', (t) => {
+  const form = signUpView({ csrf: CSRF, open: true, minPassword: 12 });
+  const marked = markInvalid(form, 'password', EVIL)!.value;
+  t.regex(marked, /<p class="field-error" id="password-error">&lt;img src=x onerror=1&gt;<\/p>\n<input type="password" id="password"[^>]* aria-describedby="password-error password-hint" aria-invalid="true">/);
+  t.false(marked.includes(EVIL));
+  const again = markInvalid(form, 'password-again', 'The two passwords differ.')!.value;
+  t.regex(again, /<input type="password" id="password-again"[^>]* aria-describedby="password-again-error" aria-invalid="true">/);
+  t.is((again.match(/aria-invalid/g) ?? []).length, 1, 'only that field');
+  t.is(markInvalid(form, 'quality', 'x'), null);
+  const d = doc(form, { title: 'Sign up', signedIn: null, notice: { kind: 'error', message: 'The two passwords differ.', code: 'passwords_differ', field: 'password-again' } });
+  t.regex(d, /<title>Error: Sign up · Obscura<\/title>/);
+  t.regex(d, /role="alert" aria-labelledby="error-summary">[\s\S]*<a href="#password-again">The two passwords differ\.<\/a>/);
 });
 
 test('the home page says what is kept and what is not', (t) => {
@@ -200,7 +216,7 @@ test('sign up: open, closed, and the mail-sent page', (t) => {
   const closed = doc(signUpView({ csrf: CSRF, open: false, minPassword: 12 }), { signedIn: null });
   checkDocument(t, closed, 'sign up closed');
   t.true(closed.includes('Sign-up is closed on this service: it sends no mail. The operator adds accounts with the command line.'));
-  t.notRegex(closed, /<form/);
+  t.notRegex(closed, /<form[^>]*action="\/sign-up"/, 'no sign-up form (the language chooser is the only form)');
 
   const sent = doc(signUpSentView({ email: EVIL }), { signedIn: null });
   checkDocument(t, sent, 'sent');
@@ -406,16 +422,16 @@ test('a form shown again after an error keeps what was entered, except passwords
   t.true(checked(one, 'redact-text'));
 });
 
-test('a running job: progress, the reload note and link', (t) => {
-  const out = doc(jobView({ job: job('analyse', 'processing', `Analysing ${EVIL}`), refreshS: 5 }), { refreshS: 5 });
+test('a running job: progress, and a link to look again; the page never reloads itself', (t) => {
+  const out = doc(jobView({ job: job('analyse', 'processing', `Analysing ${EVIL}`) }));
   checkDocument(t, out, 'job');
   t.regex(out, /<label for="job-progress">[^<]*42 %<\/label>/);
   t.regex(out, /<progress id="job-progress" max="100" value="42">/);
-  t.true(out.includes('This page reloads itself every 5 seconds.'));
-  t.regex(out, /<a href="\/job\/job_mJswO6O1vhIXmCoOX5wCYw">Reload now<\/a>/);
-  t.regex(out, /<meta http-equiv="refresh" content="5">/);
+  t.true(out.includes('This page does not reload itself'));
+  t.regex(out, /<a href="\/job\/job_mJswO6O1vhIXmCoOX5wCYw">Check again<\/a>/);
+  t.notRegex(out, /http-equiv="refresh"/);
   t.false(out.includes(EVIL));
-  const queued = doc(jobView({ job: job('hide', 'queued', 'Waiting for a worker.'), refreshS: 3 }), { refreshS: 3 });
+  const queued = doc(jobView({ job: job('hide', 'queued', 'Waiting for a worker.') }));
   checkDocument(t, queued, 'queued');
   t.regex(queued, /value="0"/);
 });
@@ -491,7 +507,7 @@ test('the analyse report of a real item: grade, reasons, findings by severity, v
   t.regex(out, /<dt>Faces<\/dt><dd>0<\/dd>/);
   // pictures inline, from the given paths
   for (const a of ITEM.assets!) t.true(out.includes(`<img src="${href(a.asset_id)}" alt="`), a.category);
-  t.regex(out, /alt="Error level analysis map"/);
+  t.regex(out, /alt="Error level analysis map, for the file c2pa-ai-generated.png"/, "what the picture is, and of which file");
   t.notRegex(out, /127\.0\.0\.1|download_url/);
   // the failed item
   t.regex(out, /<h2 id="file-2">broken\.jpg<\/h2>[\s\S]*could not be analysed: The file is not an image or a video/);

@@ -8,6 +8,7 @@
 import type { Account, AccountRepository, WebSessionRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
+import type { Lang } from '../i18n/languages.ts';
 import { resetMail, signInLinkMail, type Mailer } from './mail.ts';
 import { LINK_INVALID, sendMail, type MailTokens } from './mail-tokens.ts';
 import { hashPassword } from './passwords.ts';
@@ -48,22 +49,22 @@ export class AccountRecovery {
   }
 
   /** "Forgot your password?": a reset link goes to the address if it has an account. */
-  async requestReset(email: unknown, links: MailLinks, visitor: Visitor): Promise<void> {
+  async requestReset(email: unknown, links: MailLinks, visitor: Visitor, lang: Lang = 'en'): Promise<void> {
     await this.#request(email, visitor, async (mailer, account) => {
       if (account.deactivatedAt !== null || !(await this.#brakes.linkMail('reset', account.email, this.#lives.resetMs))) return;
       const token = await this.#tokens.issue(account, 'reset', this.#lives.resetMs);
-      await sendMail(mailer, resetMail(account.email, links.reset(token), this.#lives.resetMs));
+      await sendMail(mailer, resetMail(account.email, links.reset(token), this.#lives.resetMs, lang));
     });
   }
 
   /** "Mail me a sign-in link": for an active account whose address is verified. */
-  async requestSignInLink(email: unknown, links: MailLinks, visitor: Visitor): Promise<void> {
+  async requestSignInLink(email: unknown, links: MailLinks, visitor: Visitor, lang: Lang = 'en'): Promise<void> {
     await this.#request(email, visitor, async (mailer, account) => {
       // an unverified account may be someone else's claim on this address: no way in by mail
       if (account.deactivatedAt !== null || account.verifiedAt === null) return;
       if (!(await this.#brakes.linkMail('sign-in', account.email, this.#lives.signInMs))) return;
       const token = await this.#tokens.issue(account, 'sign-in', this.#lives.signInMs);
-      await sendMail(mailer, signInLinkMail(account.email, links.signInWith(token), this.#lives.signInMs));
+      await sendMail(mailer, signInLinkMail(account.email, links.signInWith(token), this.#lives.signInMs, lang));
     });
   }
 

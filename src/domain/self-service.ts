@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Account, AccountRepository } from './ports.ts';
 import type { Accounts } from './accounts.ts';
 import { AppError } from './errors.ts';
+import type { Lang } from '../i18n/languages.ts';
 import { alreadyRegisteredMail, verificationMail, type Mailer } from './mail.ts';
 import { LINK_INVALID, sendMail, type MailTokens } from './mail-tokens.ts';
 import { checkedPassword, hashPassword, NO_ACCOUNT_HASH, PASSWORD_MAX, verifyPassword } from './passwords.ts';
@@ -64,7 +65,7 @@ export class SelfService {
     return this.#mailer !== undefined;
   }
 
-  async signUp(input: { email: unknown; password: unknown; passwordAgain: unknown }, links: MailLinks, visitor: Visitor): Promise<{ email: string }> {
+  async signUp(input: { email: unknown; password: unknown; passwordAgain: unknown }, links: MailLinks, visitor: Visitor, lang: Lang = 'en'): Promise<{ email: string }> {
     const mailer = this.#mailer;
     if (!mailer) {
       throw new AppError('forbidden', 'sign_up_closed', 'Sign-up is closed on this service: it sends no mail, and an address must be verified. The operator adds accounts with the command line.');
@@ -80,12 +81,12 @@ export class SelfService {
     // password, links and sessions, and the new one starts its own life
     if (existing && existing.verifiedAt === null && (await this.#repo.deleteUnverified(Number.MAX_SAFE_INTEGER, existing.id)) > 0) existing = undefined;
     if (existing) {
-      await sendMail(mailer, alreadyRegisteredMail(existing.email, links));
+      await sendMail(mailer, alreadyRegisteredMail(existing.email, links, lang));
       return { email };
     }
     const account = await this.#accounts.create(email);
     await this.#repo.setPasswordHash(account.id, hash);
-    await this.#sendVerification(mailer, account, links);
+    await this.#sendVerification(mailer, account, links, lang);
     return { email: account.email };
   }
 
@@ -107,12 +108,12 @@ export class SelfService {
   }
 
   /** Sends a new verification link (the old ones keep working until they expire). */
-  async resendVerification(account: Account, links: MailLinks): Promise<void> {
+  async resendVerification(account: Account, links: MailLinks, lang: Lang = 'en'): Promise<void> {
     const mailer = this.#mailer;
     if (!mailer) throw new AppError('forbidden', 'mail_off', 'This service sends no mail; ask the operator to verify your address.');
     if (account.verifiedAt !== null) throw new AppError('conflict', 'already_verified', 'Your address is already verified.');
     await this.#brakes.mail(account.email);
-    await this.#sendVerification(mailer, account, links);
+    await this.#sendVerification(mailer, account, links, lang);
   }
 
   /** Whether a verification link can still be used (the page asks before it is spent). */
@@ -147,9 +148,9 @@ export class SelfService {
     return links + (await this.#repo.deleteUnverified(now - this.#unverifiedLifeMs));
   }
 
-  async #sendVerification(mailer: Mailer, account: Account, links: MailLinks): Promise<void> {
+  async #sendVerification(mailer: Mailer, account: Account, links: MailLinks, lang: Lang): Promise<void> {
     const token = await this.#tokens.issue(account, 'verify', this.#linkLifeMs);
-    await sendMail(mailer, verificationMail(account.email, { verify: links.verify(token), refuse: links.refuse(token) }, this.#linkLifeMs, this.#unverifiedLifeMs));
+    await sendMail(mailer, verificationMail(account.email, { verify: links.verify(token), refuse: links.refuse(token) }, this.#linkLifeMs, this.#unverifiedLifeMs, lang));
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Lang } from '../i18n/languages.ts';
 import type { Middleware, ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Network } from '../config.ts';
@@ -18,6 +19,8 @@ export interface AppState {
   limits?: RateLimits;
   /** A person at the web pages: their cookie's token, account when signed in, CSRF token. */
   web?: { token: string; account?: Account; csrf: string };
+  /** The language of the web pages for this request (set by http/web/language.ts). */
+  lang?: Lang;
 }
 
 export type Ctx = ParameterizedContext<AppState>;

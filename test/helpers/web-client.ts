@@ -1,4 +1,4 @@
-// A person's browser reduced to what the pages need: one cookie, the CSRF token of the last
+// A person's browser reduced to what the pages need: its cookies, the CSRF token of the last
 // page, forms sent url-encoded or multipart. For the checks a real browser cannot make
 // (forged posts, a stranger's token, the 11th wrong password).
 export interface Answer {
@@ -44,8 +44,18 @@ export class WebClient {
   }
 
   async #keep(res: Response): Promise<Answer> {
-    const set = res.headers.get('set-cookie');
-    if (set) this.cookie = set.split(';')[0];
+    // every cookie by name (the web session's and the language's), as one Cookie header
+    const set = res.headers.getSetCookie();
+    if (set.length) {
+      const jar = new Map(this.cookie ? this.cookie.split('; ').map((c) => [c.slice(0, c.indexOf('=')), c] as const) : []);
+      for (const line of set) {
+        const pair = line.split(';')[0];
+        const name = pair.slice(0, pair.indexOf('='));
+        if (pair.length === name.length + 1 || /;\s*max-age=0/i.test(line)) jar.delete(name);
+        else jar.set(name, pair);
+      }
+      this.cookie = [...jar.values()].join('; ');
+    }
     const body = await res.text();
     const token = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
     if (token) this.csrf = token;

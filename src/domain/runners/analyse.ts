@@ -4,7 +4,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
-import type { Finding } from '../../media/analyse/detector.ts';
+import { finding, type Finding } from '../../media/analyse/detector.ts';
+import { API_WORDS } from '../../media/analyse/api-words.ts';
 import type { FileAnalysis } from '../../media/analyse/index.ts';
 import { TaskError } from '../../queue/worker-pool.ts';
 import { AppError } from '../errors.ts';
@@ -53,14 +54,10 @@ export function analyseOptions(body: Record<string, unknown>): AnalyseOptionsBod
 function notAskedFor(findings: Finding[], opts: AnalyseOptionsBody): void {
   const said = (detector: string) => findings.some((f) => f.detector === detector);
   if (!opts.face_detection && !said('faces')) {
-    findings.push({ detector: 'faces', severity: 'info', label: 'Face detection was not asked for (face_detection is false): the face count is null, not zero.' });
+    findings.push(finding('faces', 'info', 'finding.faces.off', { off: API_WORDS.facesOff, count: API_WORDS.countNull }));
   }
   if (!said('text')) {
-    findings.push({
-      detector: 'text',
-      severity: 'info',
-      label: opts.text_detection ? 'Text detection gave no answer: the text region count is null (no answer), not zero.' : 'Text detection was not asked for (text_detection is false): the text region count is null, not zero.',
-    });
+    findings.push(opts.text_detection ? finding('text', 'info', 'finding.text.no_answer') : finding('text', 'info', 'finding.text.off', { off: API_WORDS.textOff, count: API_WORDS.countNull }));
   }
 }
 

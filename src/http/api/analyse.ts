@@ -16,22 +16,30 @@ import { validate } from '../schemas/validate.ts';
 /**
  * The per-file items of an analyse job, as both interfaces answer them: assets become
  * download paths on the network the request came in on; tips are left out unless asked for.
+ * The findings' and grade reasons' messages (catalogue ids, for the pages' languages) are left
+ * out: the API says them in English, in label, tip and reason.
  */
 export async function analyseItems(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>[]> {
   const { report, assets } = await results.of(job);
   return analyseItemsOf(ctx, report, assets);
 }
 
-/** The same items from a report and assets already read (results.of). */
-export function analyseItemsOf(ctx: Ctx, report: Record<string, unknown>, assets: Awaited<ReturnType<JobResults['of']>>['assets']): Record<string, unknown>[] {
+/** The same items from a report and assets already read (results.of); the web report keeps the
+ *  messages (`messages: true`) to say them in the page's language. */
+export function analyseItemsOf(ctx: Ctx, report: Record<string, unknown>, assets: Awaited<ReturnType<JobResults['of']>>['assets'], opts: { messages?: boolean } = {}): Record<string, unknown>[] {
   const tips = report.tips !== false;
   const byId = new Map(assets.map((a) => [a.id, a]));
   return ((report.files as AnalysedFile[] | undefined) ?? []).map((f) => {
     if (!f.ok) return { name: f.name, error: f.error, message: f.message, grade: null };
-    const { ok: _ok, asset_ids, verdicts, ...rest } = f;
-    const findings = verdicts.findings.map(({ tip, ...finding }) => (tips && tip ? { ...finding, tip } : finding));
+    const { ok: _ok, asset_ids, verdicts, grade_reasons, ...rest } = f;
+    const findings = verdicts.findings.map(({ tip, tipMessage, message, ...finding }) => ({
+      ...finding,
+      ...(tips && tip ? { tip } : {}),
+      ...(opts.messages ? { message, ...(tips && tipMessage ? { tipMessage } : {}) } : {}),
+    }));
     return {
       ...rest,
+      grade_reasons: opts.messages ? grade_reasons : grade_reasons.map(({ points, reason }) => ({ points, reason })),
       verdicts: { ...verdicts, findings },
       assets: asset_ids.flatMap((id) => {
         const a = byId.get(id);

@@ -38,14 +38,7 @@ export function validate<S extends z.ZodObject>(schema: S, body: unknown): z.out
   if (r.success) return r.data;
   const codes = registry.get(schema);
   if (!codes) throw new Error('validate(): the schema has no error codes (withCodes)');
-  const keys = Object.keys(schema.shape);
-  const fieldOf = (issue: Issue) => (issue.path.length ? String(issue.path[0]) : undefined);
-  const rank = (issue: Issue): number => {
-    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) return (codes.unknownAfter ?? 0) - 0.5;
-    const at = keys.indexOf(fieldOf(issue) ?? '');
-    return at === -1 ? keys.length : at;
-  };
-  const issue = [...r.error.issues].sort((a, b) => rank(a) - rank(b))[0];
+  const issue = firstIssue(schema, codes, r.error.issues);
   const field = fieldOf(issue);
   const code: Code =
     issue.code === 'unrecognized_keys' && field === undefined
@@ -54,6 +47,26 @@ export function validate<S extends z.ZodObject>(schema: S, body: unknown): z.out
         ? codes.fields[field]
         : (codes.body ?? 'invalid_input');
   throw new AppError('invalid', typeof code === 'function' ? code(issue) : code, issue.message);
+}
+
+const fieldOf = (issue: Issue) => (issue.path.length ? String(issue.path[0]) : undefined);
+
+/** The problem validate() reports: leading fields, unknown keys, the other fields, the whole body. */
+function firstIssue(schema: z.ZodObject, codes: Codes, issues: readonly Issue[]): Issue {
+  const keys = Object.keys(schema.shape);
+  const rank = (issue: Issue): number => {
+    if (issue.code === 'unrecognized_keys' && issue.path.length === 0) return (codes.unknownAfter ?? 0) - 0.5;
+    const at = keys.indexOf(fieldOf(issue) ?? '');
+    return at === -1 ? keys.length : at;
+  };
+  return [...issues].sort((a, b) => rank(a) - rank(b))[0];
+}
+
+/** The field validate() refuses `body` for (the one its message is about), if it is one field. */
+export function refusedField(schema: z.ZodObject, body: unknown): string | undefined {
+  const r = schema.safeParse(body);
+  const codes = registry.get(schema);
+  return r.success || !codes ? undefined : fieldOf(firstIssue(schema, codes, r.error.issues));
 }
 
 /**

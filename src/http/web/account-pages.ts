@@ -13,8 +13,9 @@ import type { Account } from '../../domain/ports.ts';
 import { urlFor, type AppState, type Ctx } from '../context.ts';
 import { identify } from '../middleware/auth.ts';
 import { visitorId } from '../visitor-id.ts';
+import { fieldByCode } from './field-errors.ts';
 import { readForm, type Fields } from './form.ts';
-import { refusedNotice, render } from './respond.ts';
+import { refusedNotice, render, wordsOf } from './respond.ts';
 import { switchVisitor } from './visitor.ts';
 import { accountView } from './views/account.ts';
 import { homeView } from './views/home.ts';
@@ -66,12 +67,14 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
   };
 
   router.get('/', (ctx) => {
-    render(ctx, { title: 'Private media tools' }, homeView({ signedIn: !!ctx.state.web!.account, signUpOpen: d.selfService.signUpOpen, limits: d.limits }));
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('home.title') }, homeView({ signedIn: !!ctx.state.web!.account, signUpOpen: d.selfService.signUpOpen, limits: d.limits, words }));
   });
 
   router.get('/sign-in', (ctx) => {
     if (ctx.state.web!.account) return ctx.redirect('/account');
-    render(ctx, { title: 'Sign in' }, signInView({ csrf: ctx.state.web!.csrf, mail: d.selfService.signUpOpen }));
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('signIn.title') }, signInView({ csrf: ctx.state.web!.csrf, mail: d.selfService.signUpOpen, words }));
   });
 
   router.post('/sign-in', async (ctx) => {
@@ -91,8 +94,9 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         how = { network, method: 'password' };
       }
     } catch (err) {
-      const notice = refusedNotice(ctx, err);
-      return render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen }), ctx.status);
+      const notice = refusedNotice(ctx, err, one(f, 'method') === 'key' ? (code) => (code.endsWith('api_key') ? 'api-key' : undefined) : fieldByCode);
+      const words = wordsOf(ctx);
+      return render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen, words }), ctx.status);
     }
     await switchVisitor(ctx, d.webSessions, { account, how });
     ctx.status = 303;
@@ -107,19 +111,21 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
   });
 
   router.get('/sign-up', (ctx) => {
-    render(ctx, { title: 'Sign up' }, signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, minPassword: PASSWORD_MIN }), d.selfService.signUpOpen ? 200 : 403);
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('signUp.title') }, signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, minPassword: PASSWORD_MIN, words }), d.selfService.signUpOpen ? 200 : 403);
   });
 
   router.post('/sign-up', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
+    const words = wordsOf(ctx);
     try {
       const input = { email: one(f, 'email'), password: one(f, 'password'), passwordAgain: one(f, 'password_again') };
-      const { email } = await d.selfService.signUp(input, linksFor(ctx), visitorId(ctx, d.clientHeader));
-      render(ctx, { title: 'Check your mail' }, signUpSentView({ email }));
+      const { email } = await d.selfService.signUp(input, linksFor(ctx), visitorId(ctx, d.clientHeader), words.lang);
+      render(ctx, { title: words.t('mailSent.title') }, signUpSentView({ email, words }));
     } catch (err) {
       const notice = refusedNotice(ctx, err);
-      const view = signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, email: one(f, 'email'), minPassword: PASSWORD_MIN });
-      render(ctx, { title: 'Sign up', notice }, view, ctx.status);
+      const view = signUpView({ csrf: ctx.state.web!.csrf, open: d.selfService.signUpOpen, email: one(f, 'email'), minPassword: PASSWORD_MIN, words });
+      render(ctx, { title: words.t('signUp.title'), notice }, view, ctx.status);
     }
   });
 
@@ -127,27 +133,31 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
   router.get('/verify', async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     const usable = await d.selfService.linkUsable(token);
-    render(ctx, { title: 'Verify your address' }, verifyView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('verify.title') }, verifyView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid', words }), usable ? 200 : 410);
   });
 
   router.post('/verify', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
+    const words = wordsOf(ctx);
     try {
       const account = await d.selfService.verify(one(f, 'token'), visitorId(ctx, d.clientHeader));
       const web = ctx.state.web!;
       if (web.account?.id === account.id) web.account = account;
-      render(ctx, { title: 'Address verified', notice: { kind: 'ok', message: 'Your address is verified: your API keys work now.' } }, verifyView({ csrf: web.csrf, token: '', state: 'done' }));
+      render(ctx, { title: words.t('verify.done.title'), notice: { kind: 'ok', message: words.t('verify.done.notice') } }, verifyView({ csrf: web.csrf, token: '', state: 'done', words }));
     } catch (err) {
       const notice = refusedNotice(ctx, err);
-      render(ctx, { title: 'Verify your address', notice }, verifyView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+      render(ctx, { title: words.t('verify.title'), notice }, verifyView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid', words }), ctx.status);
     }
   });
 
   const accountPage = async (ctx: Ctx, account: Account, extra: { newKey?: string; notice?: { kind: 'ok' | 'error'; message: string; code?: string } } = {}, status = 200) => {
+    const words = wordsOf(ctx);
     render(
       ctx,
-      { title: 'Your account', notice: extra.notice },
+      { title: words.t('account.title'), notice: extra.notice },
       accountView({
+        words,
         csrf: ctx.state.web!.csrf,
         email: account.email,
         verified: account.verifiedAt !== null,
@@ -171,10 +181,10 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     await readForm(ctx, csrf(ctx));
     if (account.verifiedAt === null) {
       const notice = refusedNotice(ctx, new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.'));
-      return await accountPage(ctx, account, { notice }, ctx.status);
+      return await accountPage(ctx, account, { notice: { ...notice, message: wordsOf(ctx).t('account.keys.needVerified') } }, ctx.status);
     }
     const { key } = await d.apiKeys.issue(account.email);
-    await accountPage(ctx, account, { newKey: key, notice: { kind: 'ok', message: 'A new key was made. Copy it now: it is shown this once.' } }, 201);
+    await accountPage(ctx, account, { newKey: key, notice: { kind: 'ok', message: wordsOf(ctx).t('account.keys.made') } }, 201);
   });
 
   router.post('/account/keys/revoke', async (ctx) => {
@@ -185,7 +195,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
     await d.apiKeys.revoke(id);
     if (await endedHere(ctx)) return; // the key signed this browser in
-    await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The key is revoked: it no longer works anywhere, and the web sessions it signed in are ended.' } });
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.keys.revokedNotice') } });
   });
 
   router.post('/account/sessions/end', async (ctx) => {
@@ -194,7 +204,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     const f = await readForm(ctx, csrf(ctx));
     if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('not_found', 'session_not_found', 'No such session on your account; it may have ended already.');
     if (await endedHere(ctx)) return;
-    await accountPage(ctx, account, { notice: { kind: 'ok', message: 'The session is ended: that browser is signed out.' } });
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.sessions.ended') } });
   });
 
   router.post('/account/sessions/end-others', async (ctx) => {
@@ -202,7 +212,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     await readForm(ctx, csrf(ctx));
     const n = await d.webSessions.endOthers(account.id, ctx.state.web!.token);
-    await accountPage(ctx, account, { notice: { kind: 'ok', message: `${n} other session${n === 1 ? ' is' : 's are'} ended: only this browser is signed in.` } });
+    await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.sessions.othersEnded', { count: n }) } });
   });
 
   router.post('/account/verify-mail', async (ctx) => {
@@ -210,8 +220,8 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     await readForm(ctx, csrf(ctx));
     try {
-      await d.selfService.resendVerification(account, linksFor(ctx));
-      await accountPage(ctx, account, { notice: { kind: 'ok', message: 'A new link is on its way to your address.' } });
+      await d.selfService.resendVerification(account, linksFor(ctx), wordsOf(ctx).lang);
+      await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.linkResent') } });
     } catch (err) {
       await accountPage(ctx, account, { notice: refusedNotice(ctx, err) }, ctx.status);
     }

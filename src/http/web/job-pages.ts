@@ -1,6 +1,6 @@
-// A job's page: while it runs, its progress, and the page reloads itself (a meta refresh: no
-// script); once it ends, its results: downloads for hide, reveal and convert, the report for
-// analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
+// A job's page: while it runs, its progress and a link to look again (no timed reload: a page
+// that reloads itself moves a screen reader back to its top, WCAG 2.2.1); once it ends, its
+// results: downloads for hide, reveal and convert, the report for analyse. Files are named by their place in the job (/job/<id>/file/<n>): the only identifier
 // in a page's URL is the job's own.
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
@@ -13,21 +13,20 @@ import { analyseItemsOf } from '../api/analyse.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { person } from './account-pages.ts';
-import { render } from './respond.ts';
-import { jobView, stegoResultView, convertResultView, type JobInfo, type ResultFile } from './views/job.ts';
+import { failureText, jobText } from './job-words.ts';
+import { render, wordsOf } from './respond.ts';
+import type { Words } from './words.ts';
+import { jobTitle, jobView, stegoResultView, convertResultView, type JobInfo, type ResultFile } from './views/job.ts';
 import { analyseReportView } from './views/report.ts';
 
-/** Seconds between reloads of a running job's page: each is a round trip over Tor or I2P. */
-export const REFRESH_S = 3;
-const TITLE = { hide: 'Hide', reveal: 'Reveal', analyse: 'Analysis', convert: 'Conversion' } as const;
-
-function info(job: JobRow): JobInfo {
+/** The job as its page shows it: its message in the page's words (the job keeps the API's English). */
+function info(job: JobRow, words: Words, opts: { perFileListed?: boolean } = {}): JobInfo {
   return {
     id: job.id,
     product: job.product,
     state: job.state,
     progress: job.progress,
-    message: job.progressMessage,
+    message: job.state === 'failed' && !opts.perFileListed ? failureText(job.error, job.progressMessage, words, opts) : jobText(job.progressMessage, words, opts),
     createdAt: job.createdAt,
     finishedAt: job.finishedAt,
     expiresAt: job.expiresAt,
@@ -41,8 +40,9 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     const account = person(ctx);
     if (!account) return;
     const job = await d.jobs.owned(account, ctx.params.id);
-    const title = `${TITLE[job.product]} ${TERMINAL.includes(job.state) ? job.state : 'under way'}`;
-    if (!TERMINAL.includes(job.state)) return render(ctx, { title, refreshS: REFRESH_S }, jobView({ job: info(job), refreshS: REFRESH_S }));
+    const words = wordsOf(ctx);
+    const title = jobTitle(job, words);
+    if (!TERMINAL.includes(job.state)) return render(ctx, { title }, jobView({ job: info(job, words), words }));
     const { report, assets } = await d.results.of(job);
     const files: ResultFile[] = assets.map((a, n) => ({
       n,
@@ -52,18 +52,21 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
       size: a.size,
       width: a.extra?.width as number | undefined,
       height: a.extra?.height as number | undefined,
-      notes: (a.extra?.notes as string[] | undefined) ?? [],
+      notes: ((a.extra?.notes as string[] | undefined) ?? []).map((n) => jobText(n, words)),
     }));
     if (job.product === 'analyse') {
       const place = new Map(assets.map((a, n) => [a.id, n]));
-      const items = analyseItemsOf(ctx, report, assets);
-      return render(ctx, { title }, analyseReportView({ job: info(job), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}` }));
+      // a file that could not be analysed: its reason by its code, in the page's words
+      const items = analyseItemsOf(ctx, report, assets, { messages: true }).map((it) =>
+        typeof it.message === 'string' ? { ...it, message: failureText(it.error as string | undefined, it.message, words) } : it,
+      );
+      return render(ctx, { title }, analyseReportView({ job: info(job, words), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}`, words }));
     }
     if (job.product === 'convert') {
-      const failed = ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message }));
-      return render(ctx, { title }, convertResultView({ job: info(job), files, failed }));
+      const failed = ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: failureText(f.error, f.message, words) }));
+      return render(ctx, { title }, convertResultView({ job: info(job, words, { perFileListed: failed.length > 0 }), files, failed, words }));
     }
-    render(ctx, { title }, stegoResultView({ job: info(job), files }));
+    render(ctx, { title }, stegoResultView({ job: info(job, words), files, words }));
   });
 
   // Downloads (and the report's pictures): always attachments, under a safe name.

@@ -16,12 +16,13 @@ import type { WebSessions } from '../../domain/web-sessions.ts';
 import type { JobRow, Product } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { jobStartBodies } from '../schemas/jobs.ts';
-import { validate } from '../schemas/validate.ts';
+import { refusedField, validate } from '../schemas/validate.ts';
 import { withinAccountLimits } from '../middleware/account-limits.ts';
+import { controlOf } from './field-errors.ts';
 import { readMultipart, type Fields } from './form.ts';
 import { person } from './account-pages.ts';
-import { refusedNotice, render } from './respond.ts';
-import { productFormView, type FormLimits } from './views/forms.ts';
+import { refusedNotice, render, wordsOf } from './respond.ts';
+import { productFormView, productTitle, type FormLimits } from './views/forms.ts';
 
 export interface ProductPageDeps {
   sessions: Sessions;
@@ -34,7 +35,6 @@ export interface ProductPageDeps {
 }
 
 const PRODUCTS: readonly Product[] = ['hide', 'reveal', 'analyse', 'convert'];
-const TITLE: Record<Product, string> = { hide: 'Hide files in a picture or video', reveal: 'Reveal hidden files', analyse: 'Analyse pictures and videos', convert: 'Convert pictures and videos' };
 /** Which file input goes to which step of the session. */
 const STEP_OF: Record<Product, Record<string, number>> = { hide: { secret: 1, cover: 2 }, reveal: { file: 1 }, analyse: { files: 1 }, convert: { files: 1 } };
 /** Checkboxes: the form always has them, so one left empty (sent as nothing) is false. */
@@ -70,14 +70,16 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
   const bodies = jobStartBodies(d.jobs.limits.expiryMaxMs);
   const cap = Math.min(d.uploads.limits.directUploadMax, d.uploads.limits.fileMax);
 
-  const form = (ctx: Ctx, product: Product, values: Fields | Record<string, string | string[]>, notice?: { kind: 'error' | 'ok'; message: string; code?: string }, status = 200) =>
-    render(ctx, { title: TITLE[product], notice }, productFormView(product, { csrf: ctx.state.web!.csrf, values, limits: d.formLimits }), status);
+  const form = (ctx: Ctx, product: Product, values: Fields | Record<string, string | string[]>, notice?: { kind: 'error' | 'ok'; message: string; code?: string }, status = 200) => {
+    const words = wordsOf(ctx);
+    render(ctx, { title: productTitle(product, words), notice }, productFormView(product, { csrf: ctx.state.web!.csrf, values, limits: d.formLimits, words }), status);
+  };
 
   for (const product of PRODUCTS) {
     router.get(`/${product}`, (ctx) => {
       const account = person(ctx);
       if (!account) return;
-      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: NOT_VERIFIED, code: 'account_not_verified' } : undefined;
+      const notice = account.verifiedAt === null ? { kind: 'error' as const, message: wordsOf(ctx).t('error.account_not_verified'), code: 'account_not_verified' } : undefined;
       form(ctx, product, {}, notice);
     });
 
@@ -86,6 +88,9 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       if (!account) return;
       const fields: Fields = {};
       let sessionId: string | undefined;
+      // what a refusal is about: the file that could not be stored, or the option the schema refused
+      let fileField: string | undefined;
+      let body: Record<string, unknown> | undefined;
       try {
         if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', NOT_VERIFIED);
         let job: JobRow | undefined;
@@ -101,11 +106,16 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
               const step = steps[field];
               if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
-              await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              try {
+                await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
+              } catch (err) {
+                fileField = field;
+                throw err;
+              }
             },
             fields,
           );
-          const body = { ...startBody(product, fields), upload_uid: session.id };
+          body = { ...startBody(product, fields), upload_uid: session.id };
           job = await d.jobs.create(account, product, validate(bodies[product], body));
           return true;
         };
@@ -115,7 +125,10 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
         ctx.status = 303;
         ctx.redirect(`/job/${job!.id}`);
       } catch (err) {
-        const notice = refusedNotice(ctx, err);
+        const option = body && refusedField(bodies[product], body);
+        const notice = refusedNotice(ctx, err, (code) =>
+          code === 'no_files' ? Object.keys(STEP_OF[product])[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
+        );
         // nothing of a refused attempt stays: its files are destroyed with its session
         if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);
         const kept = Object.fromEntries(Object.entries(fields).filter(([k]) => !KEPT_OUT.has(k)));

@@ -12,7 +12,7 @@ import type { AppState, Ctx } from '../context.ts';
 import { visitorId } from '../visitor-id.ts';
 import { linksFor, one } from './account-pages.ts';
 import { readForm } from './form.ts';
-import { refusedNotice, render } from './respond.ts';
+import { refusedNotice, render, wordsOf } from './respond.ts';
 import { switchVisitor } from './visitor.ts';
 import { signInView } from './views/sign-in.ts';
 import { forgotView, linkSentView, refuseView, resetView, signInLinkView } from './views/recovery.ts';
@@ -38,24 +38,27 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
   };
 
   router.get('/forgot', (ctx) => {
-    render(ctx, { title: 'Forgot your password?' }, forgotView({ csrf: ctx.state.web!.csrf }));
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('forgot.title') }, forgotView({ csrf: ctx.state.web!.csrf, words }));
   });
 
   router.post('/forgot', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
+    const words = wordsOf(ctx);
     try {
-      await d.recovery.requestReset(one(f, 'email'), linksFor(ctx), visitor(ctx));
-      render(ctx, { title: 'Check your mail' }, linkSentView({ email: one(f, 'email').trim() }));
+      await d.recovery.requestReset(one(f, 'email'), linksFor(ctx), visitor(ctx), words.lang);
+      render(ctx, { title: words.t('mailSent.title') }, linkSentView({ email: one(f, 'email').trim(), words }));
     } catch (err) {
       const notice = refusedNotice(ctx, err);
-      render(ctx, { title: 'Forgot your password?', notice }, forgotView({ csrf: ctx.state.web!.csrf, email: one(f, 'email') }), ctx.status);
+      render(ctx, { title: words.t('forgot.title'), notice }, forgotView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), words }), ctx.status);
     }
   });
 
   router.get('/reset', async (ctx) => {
     const token = tokenOf(ctx);
     const usable = await d.recovery.linkUsable(token, 'reset');
-    render(ctx, { title: 'Set a new password' }, resetView({ csrf: ctx.state.web!.csrf, token, minPassword: PASSWORD_MIN, state: usable ? 'form' : 'invalid' }), usable ? 200 : 410);
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('reset.title') }, resetView({ csrf: ctx.state.web!.csrf, token, minPassword: PASSWORD_MIN, state: usable ? 'form' : 'invalid', words }), usable ? 200 : 410);
   });
 
   router.post('/reset', async (ctx) => {
@@ -67,25 +70,28 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
     } catch (err) {
       const notice = refusedNotice(ctx, err);
       const state = (await d.recovery.linkUsable(token, 'reset')) ? 'form' : 'invalid';
-      render(ctx, { title: 'Set a new password', notice }, resetView({ csrf: ctx.state.web!.csrf, token, minPassword: PASSWORD_MIN, state }), ctx.status);
+      const words = wordsOf(ctx);
+      render(ctx, { title: words.t('reset.title'), notice }, resetView({ csrf: ctx.state.web!.csrf, token, minPassword: PASSWORD_MIN, state, words }), ctx.status);
     }
   });
 
   router.post('/sign-in/mail', async (ctx) => {
     const f = await readForm(ctx, csrf(ctx));
+    const words = wordsOf(ctx);
     try {
-      await d.recovery.requestSignInLink(one(f, 'email'), linksFor(ctx), visitor(ctx));
-      render(ctx, { title: 'Check your mail' }, linkSentView({ email: one(f, 'email').trim() }));
+      await d.recovery.requestSignInLink(one(f, 'email'), linksFor(ctx), visitor(ctx), words.lang);
+      render(ctx, { title: words.t('mailSent.title') }, linkSentView({ email: one(f, 'email').trim(), words }));
     } catch (err) {
-      const notice = refusedNotice(ctx, err);
-      render(ctx, { title: 'Sign in', notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.recovery.open }), ctx.status);
+      const notice = refusedNotice(ctx, err, (code) => (code === 'invalid_email' || code === 'missing_credentials' ? 'link-email' : undefined));
+      render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.recovery.open, words }), ctx.status);
     }
   });
 
   router.get('/sign-in/link', async (ctx) => {
     const token = tokenOf(ctx);
     const usable = await d.recovery.linkUsable(token, 'sign-in');
-    render(ctx, { title: 'Sign in' }, signInLinkView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('signIn.title') }, signInLinkView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid', words }), usable ? 200 : 410);
   });
 
   router.post('/sign-in/link', async (ctx) => {
@@ -95,14 +101,16 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
       await signedInByLink(ctx, account);
     } catch (err) {
       const notice = refusedNotice(ctx, err);
-      render(ctx, { title: 'Sign in', notice }, signInLinkView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+      const words = wordsOf(ctx);
+      render(ctx, { title: words.t('signIn.title'), notice }, signInLinkView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid', words }), ctx.status);
     }
   });
 
   router.get('/refuse', async (ctx) => {
     const token = tokenOf(ctx);
     const usable = await d.selfService.linkUsable(token);
-    render(ctx, { title: 'Refuse this sign-up' }, refuseView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid' }), usable ? 200 : 410);
+    const words = wordsOf(ctx);
+    render(ctx, { title: words.t('refuse.title') }, refuseView({ csrf: ctx.state.web!.csrf, token, state: usable ? 'confirm' : 'invalid', words }), usable ? 200 : 410);
   });
 
   router.post('/refuse', async (ctx) => {
@@ -111,10 +119,12 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
       await d.selfService.refuse(one(f, 'token'), visitor(ctx));
       // a browser signed in to the refused account is signed in to nothing now
       if (ctx.state.web!.account && !(await d.webSessions.resolve(ctx.state.web!.token))) await switchVisitor(ctx, d.webSessions, undefined);
-      render(ctx, { title: 'Sign-up refused' }, refuseView({ csrf: ctx.state.web!.csrf, token: '', state: 'done' }));
+      const words = wordsOf(ctx);
+      render(ctx, { title: words.t('refuse.done.title') }, refuseView({ csrf: ctx.state.web!.csrf, token: '', state: 'done', words }));
     } catch (err) {
       const notice = refusedNotice(ctx, err);
-      render(ctx, { title: 'Refuse this sign-up', notice }, refuseView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid' }), ctx.status);
+      const words = wordsOf(ctx);
+      render(ctx, { title: words.t('refuse.title'), notice }, refuseView({ csrf: ctx.state.web!.csrf, token: '', state: 'invalid', words }), ctx.status);
     }
   });
 

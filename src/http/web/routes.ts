@@ -22,6 +22,7 @@ import type { AppState, Mw } from '../context.ts';
 import { accountPages } from './account-pages.ts';
 import { recoveryPages } from './recovery-pages.ts';
 import { jobPages } from './job-pages.ts';
+import { languagePages, webLanguage } from './language.ts';
 import { productPages } from './product-pages.ts';
 import { webErrors } from './respond.ts';
 import { webVisitor } from './visitor.ts';
@@ -77,7 +78,7 @@ export function webRoutes(d: WebDeps): Router<AppState> {
   });
 
   const pages = newRouter();
-  pages.use(webErrors(d.log), webVisitor(d.webSessions), accountRequests());
+  pages.use(webLanguage(), webErrors(d.log), webVisitor(d.webSessions), accountRequests());
   for (const r of [
     accountPages({ ...d, limits, clientHeader: d.config.web.clearnetClientHeader }),
     recoveryPages({ ...d, clientHeader: d.config.web.clearnetClientHeader }),
@@ -93,6 +94,7 @@ export function webRoutes(d: WebDeps): Router<AppState> {
       },
     }),
     jobPages(d),
+    languagePages(d),
   ]) {
     pages.use(r.routes(), r.allowedMethods());
   }

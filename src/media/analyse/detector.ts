@@ -1,6 +1,7 @@
 // The one interface every analyse detector shares: (probed input, options) -> verdict, findings,
 // assets. A verdict of null means "no answer" (the check did not apply or could not run); it is
 // never read as clean, and it always comes with a finding that says why.
+import { say, type Message, type MessageId, type MessageValue } from '../../i18n/findings-format.ts';
 import type { MediaLimits } from '../limits.ts';
 import type { Probe } from '../probe.ts';
 import type { FaceDetection } from './faces/detect.ts';
@@ -11,13 +12,33 @@ import type { TextReading } from './text/types.ts';
 export type Severity = 'info' | 'low' | 'medium' | 'high';
 
 export interface Finding {
-  /** Plain language, for people: "GPS position recorded (46.52, 6.63)". */
+  /** Plain language, for people: "GPS position recorded (46.52, 6.63)". English: the API's. */
   label: string;
   severity: Severity;
   /** The detector that made it. */
   detector: string;
   /** A short, actionable sentence (the v1 interface shows it when enableTips is set). */
   tip?: string;
+  /** The label as a message (catalogue id and values), for the pages to say in their
+   *  language; label is its English text. Kept in the stored report, left out of the API. */
+  message: Message;
+  /** The tip as a message, when there is a tip. */
+  tipMessage?: Message;
+}
+
+/** A tip: its catalogue id alone, or with values. */
+export type TipMessage = MessageId | Message;
+
+/** A finding made from catalogue messages: the English label and tip are formatted from them. */
+export function finding(detector: string, severity: Severity, id: MessageId, values?: Record<string, MessageValue>, tip?: TipMessage): Finding {
+  const label = say(id, values);
+  const f: Finding = { detector, severity, label: label.text, message: label.message };
+  if (tip) {
+    const t = typeof tip === 'string' ? say(tip) : say(tip.id, tip.values);
+    f.tip = t.text;
+    f.tipMessage = t.message;
+  }
+  return f;
 }
 
 export type AssetCategory = 'display_image' | 'ela_map' | 'forensic_noise_map' | 'forensic_clone' | 'faces' | 'text_regions';
@@ -102,6 +123,7 @@ export interface Detector<V> {
 }
 
 /** The answer of a detector that does not apply or could not run. */
-export function noAnswer<V>(detector: string, why: string, severity: Severity = 'info'): DetectorResult<V> {
-  return { verdict: null, findings: [{ label: why, severity, detector }], assets: [] };
+export function noAnswer<V>(detector: string, why: MessageId | Message, severity: Severity = 'info'): DetectorResult<V> {
+  const m = typeof why === 'string' ? { id: why } : why;
+  return { verdict: null, findings: [finding(detector, severity, m.id, m.values)], assets: [] };
 }

@@ -4,6 +4,7 @@
 // Each detector declares its own part of the rubric (Detector.grade: the points its verdict
 // takes off and why, whether its no-answer or its weak evidence rules out an A); this file
 // only adds them up, orders the reasons and turns points into a letter.
+import { listOf, say, type Message, type MessageId } from '../../i18n/findings-format.ts';
 import type { Finding } from './detector.ts';
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
@@ -13,10 +14,18 @@ export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
 export const GRADE_SECTIONS = ['provenance', 'manipulation', 'hidden_content', 'privacy', 'splicing'] as const;
 export type GradeSection = (typeof GRADE_SECTIONS)[number];
 
-/** Points taken off the grade (0 for a cap), with the plain-language reason. */
+/** Points taken off the grade (0 for a cap), with the plain-language reason (English, the
+ *  API's) and the same reason as a message (for the pages; left out of the API). */
 export interface GradeReason {
   points: number;
   reason: string;
+  message: Message;
+}
+
+/** A grade reason from its catalogue message. */
+export function gradeReason(points: number, id: MessageId): GradeReason {
+  const r = say(id);
+  return { points, reason: r.text, message: r.message };
 }
 
 /** A detector's part of the grade, from its own verdict (null: the check gave no answer). */
@@ -24,12 +33,13 @@ export interface GradeRule<V> {
   section: GradeSection;
   /** What the verdict takes off, each with its reason; [] when it takes nothing. */
   points(verdict: V | null): GradeReason[];
-  /** The check's name in the cap reason ("manipulation") when it gave no answer and a file
-   *  without its answer cannot get an A; null when it answered (or its answer is not needed). */
-  unanswered?(verdict: V | null): string | null;
+  /** The check's name in the cap reason (grade.check.*: "manipulation") when it gave no answer
+   *  and a file without its answer cannot get an A; null when it answered (or its answer is
+   *  not needed). */
+  unanswered?(verdict: V | null): MessageId | null;
   /** A reason the file cannot get an A although nothing took points off and every needed
    *  check answered ("Capped at B: ..."); null when there is none. */
-  noA?(verdict: V | null): string | null;
+  noA?(verdict: V | null): MessageId | null;
 }
 
 export interface GradeResult {
@@ -46,15 +56,17 @@ export function grade(parts: readonly { rule: GradeRule<unknown>; verdict: unkno
   const reasons: GradeReason[] = ordered.flatMap((p) => p.rule.points(p.verdict));
   const points = reasons.reduce((n, r) => n + r.points, 0);
   let g: Grade = points === 0 ? 'A' : points === 1 ? 'B' : points === 2 ? 'C' : points <= 4 ? 'D' : 'F';
-  const unanswered = ordered.map((p) => p.rule.unanswered?.(p.verdict) ?? null).filter((x): x is string => !!x);
-  const noA = unanswered.length ? [] : ordered.map((p) => p.rule.noA?.(p.verdict) ?? null).filter((x): x is string => !!x);
+  const unanswered = ordered.map((p) => p.rule.unanswered?.(p.verdict) ?? null).filter((x): x is MessageId => !!x);
+  const noA = unanswered.length ? [] : ordered.map((p) => p.rule.noA?.(p.verdict) ?? null).filter((x): x is MessageId => !!x);
   if (g === 'A' && noA.length) {
     g = 'B';
-    reasons.push(...noA.map((reason) => ({ points: 0, reason })));
+    reasons.push(...noA.map((id) => gradeReason(0, id)));
   }
   if (g === 'A' && unanswered.length) {
     g = 'B';
-    reasons.push({ points: 0, reason: `Capped at B: the ${unanswered.join(' and ')} check${unanswered.length > 1 ? 's' : ''} gave no answer, and no answer is not a clean result.` });
+    const checks = listOf(unanswered.map((id) => ({ id })), 'finding.part.and');
+    const r = say('grade.capped_unanswered', { checks, count: unanswered.length });
+    reasons.push({ points: 0, reason: r.text, message: r.message });
   }
   return { grade: g, points, reasons };
 }

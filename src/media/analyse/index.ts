@@ -10,7 +10,7 @@ import { SHARP_DECODES } from '../decode.ts';
 import type { MediaLimits } from '../limits.ts';
 import { analyseNeed, refuseOverMemory } from '../memory.ts';
 import { probe } from '../probe.ts';
-import type { AnalyseInput, AnalyseOptions, AssetFile, Detector, DetectorResult, Finding } from './detector.ts';
+import { finding, type AnalyseInput, type AnalyseOptions, type AssetFile, type Detector, type DetectorResult, type Finding } from './detector.ts';
 import { aiGenerationDetector } from './detectors/ai-generation.ts';
 import { c2paDetector } from './detectors/c2pa.ts';
 import { facesDetector, type FacesVerdict } from './detectors/faces.ts';
@@ -64,7 +64,7 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
       results[d.name] = await d.run(input, options);
     } catch (err) {
       if ((err as { code?: string }).code === 'aborted') throw err;
-      results[d.name] = { verdict: null, findings: [{ detector: d.name, severity: 'info', label: `The ${d.name.replace(/_/g, ' ')} check failed on this file, so it gave no answer (not a clean result).` }], assets: [] };
+      results[d.name] = { verdict: null, findings: [finding(d.name, 'info', 'finding.check_failed', { check: d.name.replace(/_/g, ' ') })], assets: [] };
     }
     timings[d.name] = Math.round(performance.now() - t);
   }

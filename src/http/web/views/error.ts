@@ -1,25 +1,27 @@
 import { html, type Html } from '../html.ts';
+import { ENGLISH, type Words } from '../words.ts';
 
-const TITLES: Record<number, string> = {
-  400: 'The request was not understood',
-  403: 'Not allowed',
-  404: 'Page not found',
-  405: 'Not allowed here',
-  409: 'Not possible now',
-  410: 'Gone',
-  413: 'Too large',
-  422: 'Something in the form was not right',
-  429: 'Too many requests',
-  500: 'Something went wrong',
-  503: 'The service is not available',
-};
+const TITLES = {
+  400: 'errorPage.400',
+  403: 'errorPage.403',
+  404: 'errorPage.404',
+  405: 'errorPage.405',
+  409: 'errorPage.409',
+  410: 'errorPage.410',
+  413: 'errorPage.413',
+  422: 'errorPage.422',
+  429: 'errorPage.429',
+  500: 'errorPage.500',
+  503: 'errorPage.503',
+} as const;
 
-export function errorView(v: { status: number; code: string; message: string }): Html {
-  const title = TITLES[v.status] ?? (v.status >= 500 ? 'Something went wrong' : 'This did not work');
-  return html`<h1>${title}</h1>
+export function errorView(v: { status: number; code: string; message: string; words?: Words }): Html {
+  const { t } = v.words ?? ENGLISH;
+  const key = TITLES[v.status as keyof typeof TITLES] ?? (v.status >= 500 ? 'errorPage.500' : 'errorPage.other');
+  return html`<h1>${t(key)}</h1>
 <div class="notice notice-error" role="alert"><p>${v.message} <small class="code">(${v.status} ${v.code})</small></p></div>
-${v.code.includes('csrf') ? html`<p>If you opened this page from an old tab, go back, reload the page and try again.</p>` : null}
-${v.status === 429 ? html`<p>Wait a little before trying again.</p>` : null}
-<p><a href="/">Back to the start</a></p>
+${v.code.includes('csrf') ? html`<p>${t('errorPage.csrf')}</p>` : null}
+${v.status === 429 ? html`<p>${t('errorPage.wait')}</p>` : null}
+<p><a href="/">${t('errorPage.back')}</a></p>
 `;
 }

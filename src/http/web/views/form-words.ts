@@ -2,31 +2,35 @@
 // knows the forms instead. The API's phrases are replaced here by the forms' own labels.
 import { API_WORDS, type ApiWord } from '../../../media/analyse/api-words.ts';
 import { html, type Html } from '../html.ts';
-import { LABELS } from './forms.ts';
+import { ENGLISH, link, type Words } from '../words.ts';
 
-const convert = html`use the <a href="/convert">${LABELS.convertPage}</a> page`;
-
-const FORM_WORDS: Record<ApiWord, Html> = {
-  redactFaces: html`${convert} with “${LABELS.redactFaces}” ticked under “${LABELS.redactLegend}”`,
-  redactText: html`${convert} with “${LABELS.redactText}” ticked under “${LABELS.redactLegend}”`,
-  facesOff: html`(“${LABELS.findFaces}” was not ticked)`,
-  textOff: html`(“${LABELS.findText}” was not ticked)`,
-  countNull: html`count shows “no answer”, not zero`,
-  countNoAnswer: html`count shows “no answer”, not zero`,
-};
+function formWords(w: Words): Record<ApiWord, Html> {
+  const redact = (option: 'form.convert.redactFaces' | 'form.convert.redactText') =>
+    w.say('report.formWords.redact', { link: link('/convert'), page: w.t('nav.convert'), option: w.t(option), legend: w.t('form.convert.redact') });
+  return {
+    redactFaces: redact('form.convert.redactFaces'),
+    redactText: redact('form.convert.redactText'),
+    facesOff: html`${w.t('report.formWords.optionOff', { option: w.t('form.analyse.findFaces') })}`,
+    textOff: html`${w.t('report.formWords.optionOff', { option: w.t('form.analyse.findText') })}`,
+    countNull: html`${w.t('report.formWords.countNull')}`,
+    countNoAnswer: html`${w.t('report.formWords.countNull')}`,
+  };
+}
 
 const PHRASES = Object.entries(API_WORDS) as [ApiWord, string][];
 
-/** The text, escaped, with every API phrase in it put in the words of the forms. */
-export function inFormWords(text: string): Html {
+/** The text, escaped, with every API phrase in it put in the words of the forms, in the page's language. */
+export function inFormWords(text: string, w: Words = ENGLISH): Html {
   const parts: (string | Html)[] = [];
+  let words: Record<ApiWord, Html> | undefined;
   let rest = text;
   for (;;) {
     const next = PHRASES.map(([word, phrase]) => ({ word, phrase, at: rest.indexOf(phrase) }))
       .filter((p) => p.at >= 0)
       .sort((a, b) => a.at - b.at || b.phrase.length - a.phrase.length)[0];
     if (!next) break;
-    parts.push(rest.slice(0, next.at), FORM_WORDS[next.word]);
+    words ??= formWords(w);
+    parts.push(rest.slice(0, next.at), words[next.word]);
     rest = rest.slice(next.at + next.phrase.length);
   }
   parts.push(rest);

@@ -1,6 +1,7 @@
 // The four product forms. One multipart form each; the field names are the API's own, so the
 // server can hand the fields to the same checks as a JSON start.
 import { html, type Html } from '../html.ts';
+import { ENGLISH, type MessageKey, type Words } from '../words.ts';
 import { csrfField, durationMs, durationWords, humanBytes } from './parts.ts';
 
 export type Product = 'hide' | 'reveal' | 'analyse' | 'convert';
@@ -20,16 +21,6 @@ type Values = Record<string, string | string[]>;
 type Option = readonly [value: string, label: string];
 
 const EXPIRIES = ['1h', '6h', '1d', '3d', '7d'];
-
-/** Labels other pages name when they tell a person what to tick (the report's tips). */
-export const LABELS = {
-  convertPage: 'Convert',
-  redactLegend: 'Redact before converting',
-  redactFaces: 'Faces',
-  redactText: 'Text',
-  findFaces: 'Find faces',
-  findText: 'Find readable text',
-} as const;
 
 function all(values: Values, name: string): string[] {
   const v = values[name];
@@ -72,110 +63,152 @@ function fileField(id: string, name: string, label: string, multiple: boolean, a
 </div>`;
 }
 
-function passwordField(autocomplete: string, hint: string): Html {
+function passwordField(autocomplete: string, w: Words): Html {
   // never prefilled: a passphrase must not travel back in a page
   return html`<div class="field">
-<label for="password">Passphrase</label>
+<label for="password">${w.t('form.passphrase')}</label>
 <input type="password" id="password" name="password" required maxlength="1024" autocomplete="${autocomplete}" spellcheck="false" aria-describedby="password-hint">
-<p class="hint" id="password-hint">${hint}</p>
+<p class="hint" id="password-hint">${w.t('form.passphrase.hint')}</p>
 </div>`;
 }
 
-function expiryField(values: Values, expiryMax: string): Html {
+function expiryField(values: Values, expiryMax: string, w: Words): Html {
   const max = durationMs(expiryMax) ?? Infinity;
-  const options: Option[] = [['', '1 day (default)'], ...EXPIRIES.filter((e) => (durationMs(e) ?? 0) <= max).map((e): Option => [e, durationWords(e)])];
-  return select('expiry', 'expiry', 'Keep the results for', options, one(values, 'expiry'), `After this the results are destroyed. At most ${durationWords(expiryMax)}.`);
+  const options: Option[] = [
+    ['', w.t('form.expiry.default', { duration: durationWords('1d', w) })],
+    ...EXPIRIES.filter((e) => (durationMs(e) ?? 0) <= max).map((e): Option => [e, durationWords(e, w)]),
+  ];
+  return select('expiry', 'expiry', w.t('form.expiry'), options, one(values, 'expiry'), w.t('form.expiry.hint', { max: durationWords(expiryMax, w) }));
 }
 
-const TITLES: Record<Product, string> = {
-  hide: 'Hide files in an image or video',
-  reveal: 'Reveal hidden files',
-  analyse: 'Analyse images and videos',
-  convert: 'Convert images and videos',
+const TITLES: Record<Product, MessageKey> = {
+  hide: 'product.hide.title',
+  reveal: 'product.reveal.title',
+  analyse: 'product.analyse.title',
+  convert: 'product.convert.title',
 };
 
-const INTROS: Record<Product, string> = {
-  hide: 'The files are sealed with your passphrase and hidden in the cover. The result looks like the cover and is saved losslessly, so the hidden files survive.',
-  reveal: 'Give a file made with Hide and its passphrase to get the hidden files back.',
-  analyse: 'Each file is checked for signs of editing, AI generation, provenance, hidden content, watermarks, faces, text and identifying metadata, and graded from A to F.',
-  convert: 'Choose one output format: one for images or one for videos (a job converts one kind). Every output is stripped of its metadata.',
+const INTROS: Record<Product, MessageKey> = {
+  hide: 'product.hide.intro',
+  reveal: 'product.reveal.intro',
+  analyse: 'product.analyse.intro',
+  convert: 'product.convert.intro',
 };
 
-const BUTTONS: Record<Product, string> = { hide: 'Hide', reveal: 'Reveal', analyse: 'Analyse', convert: 'Convert' };
+const BUTTONS: Record<Product, MessageKey> = { hide: 'product.hide.submit', reveal: 'product.reveal.submit', analyse: 'product.analyse.submit', convert: 'product.convert.submit' };
 
-const PASSPHRASE_HINT = 'The passphrase cannot be recovered: without it the hidden files are lost. A weak passphrase is named in the job message.';
+/** A product form's heading (and the page's title). */
+export const productTitle = (product: Product, w: Words = ENGLISH): string => w.t(TITLES[product]);
 
-function fields(product: Product, values: Values, l: FormLimits): Html {
-  const size = `Each file up to ${humanBytes(l.fileMaxBytes)}; at most ${l.sessionMaxFiles} files in one job.`;
+function fields(product: Product, values: Values, l: FormLimits, w: Words): Html {
+  const { t } = w;
+  const sizeValues = { size: humanBytes(l.fileMaxBytes, w), count: l.sessionMaxFiles };
+  const size = t('form.size', sizeValues);
   const media = 'image/*,video/*';
   switch (product) {
     case 'hide':
-      return html`${fileField('secret', 'secret', 'Files to hide', true, null, `Any kind of file. ${size}`)}
-${fileField('cover', 'cover', 'Cover image or video', false, media, `One picture or video to hide them in, up to ${humanBytes(l.fileMaxBytes)}. A larger cover holds more.`)}
-${passwordField('new-password', PASSPHRASE_HINT)}
+      return html`${fileField('secret', 'secret', t('form.hide.secret'), true, null, t('form.hide.secret.hint', sizeValues))}
+${fileField('cover', 'cover', t('form.hide.cover'), false, media, t('form.hide.cover.hint', { size: humanBytes(l.fileMaxBytes, w) }))}
+${passwordField('new-password', w)}
 ${select(
   'output-format',
   'output_format',
-  'Output format',
-  [['', 'Automatic (PNG for an image cover, MKV for a video)'], ...[...l.stegoImageFormats, ...l.stegoVideoFormats].map((f): Option => [f, f.toUpperCase()])],
+  t('form.hide.output'),
+  [['', t('form.hide.output.auto')], ...[...l.stegoImageFormats, ...l.stegoVideoFormats].map((f): Option => [f, f.toUpperCase()])],
   one(values, 'output_format'),
-  `Lossless only: ${l.stegoImageFormats.join(', ')} for an image cover, ${l.stegoVideoFormats.join(', ')} for a video cover.`,
+  t('form.hide.output.hint', { image: l.stegoImageFormats.join(', '), video: l.stegoVideoFormats.join(', ') }),
 )}
-${expiryField(values, l.expiryMax)}`;
+${expiryField(values, l.expiryMax, w)}`;
     case 'reveal':
-      return html`${fileField('file', 'file', 'File to reveal from', false, null, `The file made with Hide, exactly as it was downloaded, up to ${humanBytes(l.fileMaxBytes)}.`)}
-${passwordField('off', PASSPHRASE_HINT)}
-${expiryField(values, l.expiryMax)}`;
+      return html`${fileField('file', 'file', t('form.reveal.file'), false, null, t('form.reveal.file.hint', { size: humanBytes(l.fileMaxBytes, w) }))}
+${passwordField('off', w)}
+${expiryField(values, l.expiryMax, w)}`;
     case 'analyse': {
       // a first visit has no values: the checks are on; after an error, what was sent is shown
       const fresh = Object.keys(values).length === 0;
       const on = (name: string) => fresh || one(values, name) === 'true';
-      return html`${fileField('files', 'files', 'Files to analyse', true, media, size)}
-${select('forensic-depth', 'forensic_depth', 'Forensic depth', [['standard', 'Standard'], ['deep', 'Deep (slower: adds copy-move detection and more steganalysis)']], one(values, 'forensic_depth') || 'standard')}
-${select('face-sensitivity', 'face_sensitivity', 'Face sensitivity', [['low', 'Low'], ['medium', 'Medium'], ['high', 'High (finds fainter faces)']], one(values, 'face_sensitivity') || 'medium')}
+      return html`${fileField('files', 'files', t('form.analyse.files'), true, media, size)}
+${select(
+  'forensic-depth',
+  'forensic_depth',
+  t('form.analyse.depth'),
+  [
+    ['standard', t('form.analyse.depth.standard')],
+    ['deep', t('form.analyse.depth.deep')],
+  ],
+  one(values, 'forensic_depth') || 'standard',
+)}
+${select(
+  'face-sensitivity',
+  'face_sensitivity',
+  t('form.analyse.sensitivity'),
+  [
+    ['low', t('form.analyse.sensitivity.low')],
+    ['medium', t('form.analyse.sensitivity.medium')],
+    ['high', t('form.analyse.sensitivity.high')],
+  ],
+  one(values, 'face_sensitivity') || 'medium',
+)}
 <fieldset>
-<legend>Checks and explanations</legend>
-${checkbox('face-detection', 'face_detection', 'true', LABELS.findFaces, on('face_detection'))}
-${checkbox('text-detection', 'text_detection', 'true', LABELS.findText, on('text_detection'))}
-${checkbox('tips', 'tips', 'true', 'Add a tip to each finding', on('tips'))}
-<p class="hint">An unticked box is not sent at all, and the server treats an absent box as “no”: a check left unticked is not run, and its count shows as “no answer”.</p>
+<legend>${t('form.analyse.checks')}</legend>
+${checkbox('face-detection', 'face_detection', 'true', t('form.analyse.findFaces'), on('face_detection'))}
+${checkbox('text-detection', 'text_detection', 'true', t('form.analyse.findText'), on('text_detection'))}
+${checkbox('tips', 'tips', 'true', t('form.analyse.tips'), on('tips'))}
+<p class="hint">${t('form.analyse.checks.hint')}</p>
 </fieldset>
-${expiryField(values, l.expiryMax)}`;
+${expiryField(values, l.expiryMax, w)}`;
     }
     case 'convert': {
       const redact = all(values, 'redact');
-      return html`${fileField('files', 'files', 'Files to convert', true, media, size)}
-${select('image-format', 'image_format', 'Images to', [['', '— (no images)'], ...l.imageFormats.map((f): Option => [f, f.toUpperCase()])], one(values, 'image_format'))}
-${select('video-format', 'video_format', 'Videos to', [['', '— (no videos)'], ...l.videoFormats.map((f): Option => [f, f.toUpperCase()])], one(values, 'video_format'))}
-${numberField('quality', 'quality', 'Quality (optional)', one(values, 'quality'), 1, 100, "1 to 100. Empty: the format's usual quality.")}
+      return html`${fileField('files', 'files', t('form.convert.files'), true, media, size)}
+${select('image-format', 'image_format', t('form.convert.images'), [['', t('form.convert.noImages')], ...l.imageFormats.map((f): Option => [f, f.toUpperCase()])], one(values, 'image_format'))}
+${select('video-format', 'video_format', t('form.convert.videos'), [['', t('form.convert.noVideos')], ...l.videoFormats.map((f): Option => [f, f.toUpperCase()])], one(values, 'video_format'))}
+${numberField('quality', 'quality', t('form.convert.quality'), one(values, 'quality'), 1, 100, t('form.convert.quality.hint'))}
 <div class="pair">
-${numberField('width', 'width', 'Width in pixels (optional)', one(values, 'width'), 1, null, 'Empty: keep the width.')}
-${numberField('height', 'height', 'Height in pixels (optional)', one(values, 'height'), 1, null, 'Empty: keep the height.')}
+${numberField('width', 'width', t('form.convert.width'), one(values, 'width'), 1, null, t('form.convert.width.hint'))}
+${numberField('height', 'height', t('form.convert.height'), one(values, 'height'), 1, null, t('form.convert.height.hint'))}
 </div>
-${select('fit', 'fit', 'Fit to width and height', l.fits.map((f): Option => [f, f === 'inside' ? 'inside (default)' : f]), one(values, 'fit') || 'inside', 'inside keeps the whole picture within the size; cover fills it and crops; fill stretches.')}
+${select(
+  'fit',
+  'fit',
+  t('form.convert.fit'),
+  l.fits.map((f): Option => [f, f === 'inside' ? t('form.convert.fit.default', { fit: f }) : f]),
+  one(values, 'fit') || 'inside',
+  t('form.convert.fit.hint'),
+)}
 <fieldset>
-<legend>Options</legend>
-${checkbox('upscale', 'upscale', 'true', 'Enlarge smaller pictures to the size', one(values, 'upscale') === 'true')}
-${checkbox('lossless', 'lossless', 'true', 'Lossless, where the format allows it', one(values, 'lossless') === 'true')}
+<legend>${t('form.convert.options')}</legend>
+${checkbox('upscale', 'upscale', 'true', t('form.convert.upscale'), one(values, 'upscale') === 'true')}
+${checkbox('lossless', 'lossless', 'true', t('form.convert.lossless'), one(values, 'lossless') === 'true')}
 </fieldset>
 <fieldset>
-<legend>${LABELS.redactLegend}</legend>
-${checkbox('redact-faces', 'redact', 'faces', LABELS.redactFaces, redact.includes('faces'))}
-${checkbox('redact-text', 'redact', 'text', LABELS.redactText, redact.includes('text'))}
-${select('redact-style', 'redact_style', 'Redaction style', [['blur', 'Blur (default)'], ['fill', 'Solid black boxes']], one(values, 'redact_style') || 'blur')}
+<legend>${t('form.convert.redact')}</legend>
+${checkbox('redact-faces', 'redact', 'faces', t('form.convert.redactFaces'), redact.includes('faces'))}
+${checkbox('redact-text', 'redact', 'text', t('form.convert.redactText'), redact.includes('text'))}
+${select(
+  'redact-style',
+  'redact_style',
+  t('form.convert.redactStyle'),
+  [
+    ['blur', t('form.convert.redactStyle.blur')],
+    ['fill', t('form.convert.redactStyle.fill')],
+  ],
+  one(values, 'redact_style') || 'blur',
+)}
 </fieldset>
-${expiryField(values, l.expiryMax)}`;
+${expiryField(values, l.expiryMax, w)}`;
     }
   }
 }
 
-export function productFormView(product: Product, v: { csrf: string; values: Record<string, string | string[]>; limits: FormLimits }): Html {
-  return html`<h1>${TITLES[product]}</h1>
-<p class="lead">${INTROS[product]}</p>
+export function productFormView(product: Product, v: { csrf: string; values: Record<string, string | string[]>; limits: FormLimits; words?: Words }): Html {
+  const w = v.words ?? ENGLISH;
+  return html`<h1>${w.t(TITLES[product])}</h1>
+<p class="lead">${w.t(INTROS[product])}</p>
 <form method="post" action="/${product}" enctype="multipart/form-data" class="stack">
 ${csrfField(v.csrf)}
-${fields(product, v.values, v.limits)}
-<div class="actions"><button type="submit">${BUTTONS[product]}</button></div>
+${fields(product, v.values, v.limits, w)}
+<div class="actions"><button type="submit">${w.t(BUTTONS[product])}</button></div>
 </form>
 `;
 }

@@ -4,7 +4,9 @@
 // "AI" credit line). Metadata proves nothing either way: it is easy to strip and to add.
 import { c2paOf, type C2paReading } from '../c2pa-reader.ts';
 import { throwIfAborted } from '../../errors.ts';
-import { noAnswer, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
+import { finding, noAnswer, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
+import { listOf, say, type Message, type MessageId, type MessageValue } from '../../../i18n/findings-format.ts';
 
 export interface AiGenerationVerdict {
   verdict: 'declared_aigc' | 'possible_aigc' | 'no_indication';
@@ -19,15 +21,15 @@ const DECLARED_TYPE = /(^|\/)(trainedAlgorithmicMedia|compositeWithTrainedAlgori
 const POSSIBLE_TYPE = /(^|\/)compositeSynthetic$/i;
 
 /** PNG text chunks that generators write (keyword, lower case -> what it is). */
-const PNG_GENERATOR_CHUNKS: Record<string, string> = {
-  parameters: 'generation parameters in the format of AUTOMATIC1111 and other Stable Diffusion web UIs',
-  prompt: 'a ComfyUI prompt graph',
-  workflow: 'a ComfyUI workflow',
-  dream: 'InvokeAI ("Dream") generation settings',
-  'sd-metadata': 'InvokeAI generation metadata',
-  invokeai_metadata: 'InvokeAI generation metadata',
-  invokeai_graph: 'an InvokeAI generation graph',
-  generation_data: 'generation settings of an image generator',
+const PNG_GENERATOR_CHUNKS: Record<string, MessageId> = {
+  parameters: 'finding.ai_generation.chunk.parameters',
+  prompt: 'finding.ai_generation.chunk.prompt',
+  workflow: 'finding.ai_generation.chunk.workflow',
+  dream: 'finding.ai_generation.chunk.dream',
+  'sd-metadata': 'finding.ai_generation.chunk.invokeai_metadata',
+  invokeai_metadata: 'finding.ai_generation.chunk.invokeai_metadata',
+  invokeai_graph: 'finding.ai_generation.chunk.invokeai_graph',
+  generation_data: 'finding.ai_generation.chunk.generation_data',
 };
 
 /** Tags that name the software a file came from. */
@@ -46,19 +48,25 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.flatMap(strings)
 const short = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 3)}...` : s);
 const term = (t: string) => t.slice(t.lastIndexOf('/') + 1);
 
-type Signal = AiGenerationVerdict['signals'][number];
+/** A signal, and its detail as a message (the verdict's detail is its English text). */
+type Signal = AiGenerationVerdict['signals'][number] & { said: Message };
+
+function signal(source: string, id: MessageId, values: Record<string, MessageValue>): Signal {
+  const r = say(id, values);
+  return { source, detail: r.text, said: r.message };
+}
 
 function fromC2pa(reading: C2paReading, declared: Signal[], possible: Signal[]): void {
   if (reading.status !== 'manifest') return;
-  const standing = reading.validation_state === 'Invalid' ? 'a C2PA manifest that does not validate' : 'a signed C2PA manifest';
+  const standing = reading.validation_state === 'Invalid' ? 'invalid' : 'signed';
   for (const dst of reading.digital_source_types) {
     const on = reading.actions.find((a) => a.digital_source_type === dst)?.action;
-    const detail = `${standing} states the digital source type "${term(dst)}"${on ? ` (action ${on})` : ''}`;
-    if (DECLARED_TYPE.test(dst)) declared.push({ source: 'c2pa', detail });
-    else if (POSSIBLE_TYPE.test(dst)) possible.push({ source: 'c2pa', detail });
+    const s = on ? signal('c2pa', 'finding.ai_generation.part.manifest_states_action', { standing, type: term(dst), action: on }) : signal('c2pa', 'finding.ai_generation.part.manifest_states', { standing, type: term(dst) });
+    if (DECLARED_TYPE.test(dst)) declared.push(s);
+    else if (POSSIBLE_TYPE.test(dst)) possible.push(s);
   }
   for (const g of reading.generators) {
-    if (GENERATOR_NAME.test(g)) possible.push({ source: 'c2pa', detail: `${standing} names a generative AI tool: "${short(g)}"` });
+    if (GENERATOR_NAME.test(g)) possible.push(signal('c2pa', 'finding.ai_generation.part.manifest_names_tool', { standing, tool: short(g) }));
   }
 }
 
@@ -75,32 +83,33 @@ function fromTags(tags: Tags, manifestRead: boolean, declared: Signal[], possibl
 
     if (/DigitalSourceType$/i.test(name)) {
       for (const v of values) {
-        if (DECLARED_TYPE.test(v.trim())) declared.push({ source, detail: `digital source type "${term(v.trim())}"` });
-        else if (POSSIBLE_TYPE.test(v.trim())) possible.push({ source, detail: `digital source type "${term(v.trim())}"` });
+        if (DECLARED_TYPE.test(v.trim())) declared.push(signal(source, 'finding.ai_generation.part.source_type', { type: term(v.trim()) }));
+        else if (POSSIBLE_TYPE.test(v.trim())) possible.push(signal(source, 'finding.ai_generation.part.source_type', { type: term(v.trim()) }));
       }
       continue;
     }
     if (g.startsWith('PNG')) {
       const what = PNG_GENERATOR_CHUNKS[name.toLowerCase()];
       if (what) {
-        possible.push({ source: key, detail: `a PNG text chunk holds ${what}` });
+        possible.push(signal(key, 'finding.ai_generation.part.png_chunk', { what: { id: what } }));
         continue;
       }
     }
     const text = values.join(' ');
     if (!text) continue;
     if (SOFTWARE_TAG.test(key) && GENERATOR_NAME.test(text)) {
-      possible.push({ source, detail: `${name} names a generative AI tool: "${short(text)}"` });
+      possible.push(signal(source, 'finding.ai_generation.part.tag_names_tool', { tag: name, tool: short(text) }));
     } else if (/:Credit$/i.test(key) && AI_CREDIT.test(text)) {
-      possible.push({ source, detail: `credit line "${short(text)}"` });
+      possible.push(signal(source, 'finding.ai_generation.part.credit_line', { text: short(text) }));
     } else if (DESCRIPTIVE_TAG.test(key) && A1111_PARAMS.test(text)) {
-      possible.push({ source, detail: `${name} holds image generator settings (steps, sampler)` });
+      possible.push(signal(source, 'finding.ai_generation.part.settings', { tag: name }));
     }
   }
 }
 
 const dedupe = (signals: Signal[]) => signals.filter((s, i) => signals.findIndex((t) => t.source === s.source && t.detail === s.detail) === i);
-const list = (signals: Signal[], n = 3) => signals.slice(0, n).map((s) => s.detail).join('; ') + (signals.length > n ? `; and ${signals.length - n} more` : '');
+/** The first n signals ("a; b; c") and how many more: the findings' values. */
+const list = (signals: Signal[], n = 3) => ({ signals: listOf(signals.slice(0, n).map((s) => s.said), 'finding.part.semicolon'), more: Math.max(0, signals.length - n) });
 
 export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
   name: NAME,
@@ -110,9 +119,9 @@ export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
     section: 'provenance',
     points: (v) =>
       v?.verdict === 'declared_aigc'
-        ? [{ points: 2, reason: 'The file declares that it was made by a generative AI.' }]
+        ? [gradeReason(2, 'grade.ai_generation.declared')]
         : v?.verdict === 'possible_aigc'
-          ? [{ points: 1, reason: 'Metadata points to a generative AI tool.' }]
+          ? [gradeReason(1, 'grade.ai_generation.possible')]
           : [],
   },
   async run(input, options): Promise<DetectorResult<AiGenerationVerdict>> {
@@ -120,7 +129,7 @@ export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
     const [reading, tags] = await Promise.all([c2paOf(input, options), input.tags().catch(() => null)]);
     const tagsRead = tags !== null && Object.keys(tags).length > 0;
     const c2paRead = reading.status !== 'unreadable';
-    if (!tagsRead && !c2paRead) return noAnswer(NAME, 'Neither the metadata nor the C2PA provenance of this file could be read, so signs of AI generation could not be checked.');
+    if (!tagsRead && !c2paRead) return noAnswer(NAME, 'finding.ai_generation.unreadable');
 
     const declared: Signal[] = [];
     const possible: Signal[] = [];
@@ -130,19 +139,18 @@ export const aiGenerationDetector: Detector<AiGenerationVerdict> = {
     const p = dedupe(possible);
 
     const findings: Finding[] = [];
-    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
     let verdict: AiGenerationVerdict['verdict'];
     if (d.length) {
       verdict = 'declared_aigc';
-      add('medium', `The file declares that it was made or edited with generative AI: ${list(d)}.`, 'A declaration in metadata can be removed or added by anyone; a signed, intact C2PA manifest is the strongest form of it.');
+      findings.push(finding(NAME, 'medium', 'finding.ai_generation.declared', list(d), 'tip.ai_generation.declared'));
     } else if (p.length) {
       verdict = 'possible_aigc';
-      add('low', `Metadata points to a generative AI tool: ${list(p)}.`, 'These traces are easy to add or remove: they suggest, they do not prove.');
+      findings.push(finding(NAME, 'low', 'finding.ai_generation.possible', list(p), 'tip.ai_generation.possible'));
     } else {
       verdict = 'no_indication';
-      add('info', 'No sign of AI generation in the metadata or provenance. The absence of signals proves nothing: such metadata is easily removed, and most generators write none.');
+      findings.push(finding(NAME, 'info', 'finding.ai_generation.none'));
     }
-    if (!tagsRead) add('info', 'The metadata could not be read; only the C2PA provenance was checked for signs of AI generation.');
-    return { verdict: { verdict, signals: [...d, ...p] }, findings, assets: [] };
+    if (!tagsRead) findings.push(finding(NAME, 'info', 'finding.ai_generation.tags_unreadable'));
+    return { verdict: { verdict, signals: [...d, ...p].map(({ source, detail }) => ({ source, detail })) }, findings, assets: [] };
   },
 };

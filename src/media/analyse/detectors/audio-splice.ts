@@ -1,7 +1,9 @@
 // Audio splicing: sudden spectrum or level breaks far above the track's own variation, and
 // gaps of digital silence between sounds (video/audio.ts). Applies to videos with audio.
 import { throwIfAborted } from '../../errors.ts';
-import type { Detector, DetectorResult, Finding } from '../detector.ts';
+import { finding, type Detector, type DetectorResult, type Finding } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
+import { listOf } from '../../../i18n/findings-format.ts';
 import { audioBreaks, decodeAudio, MAX_AUDIO_S, RATE, type AudioBreak } from '../video/audio.ts';
 
 export type AudioSpliceVerdict =
@@ -11,36 +13,35 @@ export type AudioSpliceVerdict =
 const NAME = 'audio_splice';
 const MAX_LISTED = 50;
 
-const KIND_LABEL: Record<AudioBreak['kind'], string> = {
-  spectrum_break: 'a sudden change of sound',
-  level_break: 'a sudden jump in loudness',
-  gap: 'a gap of digital silence',
-};
+/** The first five breaks ("a ... at 1.20 s; ...") and how many more: the findings' values. */
+const where = (bs: AudioBreak[]) => ({
+  breaks: listOf(bs.slice(0, 5).map((b) => ({ id: 'finding.audio_splice.part.at' as const, values: { kind: { id: `finding.audio_splice.kind.${b.kind}` as const }, time: b.time_s.toFixed(2) } })), 'finding.part.semicolon'),
+  more: Math.max(0, bs.length - 5),
+});
 
 export const audioSpliceDetector: Detector<AudioSpliceVerdict> = {
   name: NAME,
   verdictOrder: 110,
   grade: {
     section: 'splicing',
-    points: (v) => (v?.applicable && v.suspected ? [{ points: 1, reason: 'The audio breaks abruptly: another recording may have been spliced in.' }] : []),
+    points: (v) => (v?.applicable && v.suspected ? [gradeReason(1, 'grade.audio_splice.breaks')] : []),
   },
   async run(input, options): Promise<DetectorResult<AudioSpliceVerdict>> {
     if (input.probe.kind !== 'video') return { verdict: { applicable: false, reason: 'Only the audio of videos is checked for splices.' }, findings: [], assets: [] };
     if (!input.probe.hasAudio) {
-      const reason = 'The video has no audio track, so there is no audio to check for splices.';
-      return { verdict: { applicable: false, reason }, findings: [{ detector: NAME, severity: 'info', label: reason }], assets: [] };
+      const said = finding(NAME, 'info', 'finding.audio_splice.no_audio');
+      return { verdict: { applicable: false, reason: said.label }, findings: [said], assets: [] };
     }
     throwIfAborted(options.signal);
     const { pcm, truncated } = await decodeAudio(input, options);
     const breaks = audioBreaks(pcm);
     const findings: Finding[] = [];
-    const where = breaks.slice(0, 5).map((b) => `${KIND_LABEL[b.kind]} at ${b.time_s.toFixed(2)} s`).join('; ') + (breaks.length > 5 ? `; and ${breaks.length - 5} more` : '');
     if (breaks.length) {
-      findings.push({ detector: NAME, severity: 'medium', label: `The audio breaks abruptly, far beyond its usual variation: ${where}. Another recording may have been spliced in, or a part cut out.`, tip: 'Listen around these times; an edited soundtrack or a hard cut in music can look the same.' });
+      findings.push(finding(NAME, 'medium', 'finding.audio_splice.breaks', where(breaks), 'tip.audio_splice.breaks'));
     } else {
-      findings.push({ detector: NAME, severity: 'info', label: 'No sudden break or gap found in the audio. This does not prove it is unedited.' });
+      findings.push(finding(NAME, 'info', 'finding.audio_splice.none'));
     }
-    if (truncated) findings.push({ detector: NAME, severity: 'info', label: `Only the first ${MAX_AUDIO_S / 60} minutes of audio were checked for splices.` });
+    if (truncated) findings.push(finding(NAME, 'info', 'finding.audio_splice.truncated', { minutes: MAX_AUDIO_S / 60 }));
     const seconds = Math.round((pcm.length / RATE) * 1000) / 1000;
     return { verdict: { applicable: true, suspected: breaks.length > 0, breaks: breaks.slice(0, MAX_LISTED), seconds_read: seconds, truncated }, findings, assets: [] };
   },

@@ -3,7 +3,9 @@
 // a real answer ('none'); a format the library cannot read gives no answer.
 import { c2paOf, UNTRUSTED_CODE, type C2paAction } from '../c2pa-reader.ts';
 import { throwIfAborted } from '../../errors.ts';
-import { noAnswer, type Detector, type DetectorResult, type Finding } from '../detector.ts';
+import { finding, noAnswer, type Detector, type DetectorResult, type Finding, type TipMessage } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
+import { listOf, type Message, type MessageId, type MessageValue } from '../../../i18n/findings-format.ts';
 
 export interface C2paVerdict {
   verdict: 'valid' | 'invalid' | 'none';
@@ -39,29 +41,39 @@ const empty = (verdict: 'none' | 'invalid', validationErrors: string[] = []): C2
   validation_errors: validationErrors,
 });
 
-const REASONS: [RegExp, string][] = [
-  [/^assertion\.(dataHash|boxesHash|bmffHash|collectionHash)\.mismatch$/, 'the content changed after it was signed'],
-  [/^claimSignature\.mismatch$/, 'the signature does not match the claim, so the manifest was altered'],
-  [/^assertion\.hashedURI\.mismatch$|^assertion\.(missing|notRedacted|cbor\.invalid|json\.invalid)/, 'a statement of the manifest was altered or is missing'],
-  [/^signingCredential\.revoked$/, 'the signing certificate was revoked'],
-  [/^signingCredential\.expired$|^claimSignature\.outsideValidity$/, 'it was signed outside the validity of the signing certificate'],
-  [/^signingCredential\.(invalid|ocsp\.revoked)$/, 'the signing certificate is not valid'],
-  [/^signingCredential\.untrusted$/, 'the signer is not on the trust list'],
-  [/^timeStamp\./, 'its time stamp does not check out'],
-  [/^ingredient\./, 'the manifest of an earlier version does not validate'],
-  [/^claim\.|^manifest\./, 'the manifest is malformed'],
+const REASONS: [RegExp, MessageId][] = [
+  [/^assertion\.(dataHash|boxesHash|bmffHash|collectionHash)\.mismatch$/, 'finding.c2pa.reason.content_changed'],
+  [/^claimSignature\.mismatch$/, 'finding.c2pa.reason.signature_mismatch'],
+  [/^assertion\.hashedURI\.mismatch$|^assertion\.(missing|notRedacted|cbor\.invalid|json\.invalid)/, 'finding.c2pa.reason.statement_altered'],
+  [/^signingCredential\.revoked$/, 'finding.c2pa.reason.revoked'],
+  [/^signingCredential\.expired$|^claimSignature\.outsideValidity$/, 'finding.c2pa.reason.outside_validity'],
+  [/^signingCredential\.(invalid|ocsp\.revoked)$/, 'finding.c2pa.reason.certificate_invalid'],
+  [/^signingCredential\.untrusted$/, 'finding.c2pa.reason.untrusted'],
+  [/^timeStamp\./, 'finding.c2pa.reason.time_stamp'],
+  [/^ingredient\./, 'finding.c2pa.reason.ingredient'],
+  [/^claim\.|^manifest\./, 'finding.c2pa.reason.malformed'],
 ];
 
-function reasons(codes: string[]): string {
-  const out: string[] = [];
+/** Why the manifest does not validate, each reason once ("a; b"), from the failure codes. */
+function reasons(codes: string[]): Message {
+  const out: Message[] = [];
+  const said = new Set<string>();
   for (const code of codes) {
-    const r = REASONS.find(([re]) => re.test(code))?.[1] ?? `the check ${code} failed`;
-    if (!out.includes(r)) out.push(r);
+    const id = REASONS.find(([re]) => re.test(code))?.[1];
+    const m: Message = id ? { id } : { id: 'finding.c2pa.reason.other', values: { code } };
+    const key = id ?? `other:${code}`;
+    if (!said.has(key)) out.push(m);
+    said.add(key);
   }
-  return out.join('; ') || 'the library reports it invalid';
+  return out.length ? listOf(out, 'finding.part.semicolon') : { id: 'finding.c2pa.reason.library' };
 }
 
-const by = (signer: string | null, at: string | null) => (signer ? ` by ${signer}` : '') + (at ? ` on ${at.slice(0, 10)}` : '');
+/** Who signed and when, as the trusted and untrusted findings' values. */
+const by = (signer: string | null, at: string | null): Record<string, MessageValue> => ({
+  signed: signer && at ? 'by_on' : signer ? 'by' : at ? 'on' : 'none',
+  signer: signer ?? '',
+  date: at ? at.slice(0, 10) : '',
+});
 
 export const c2paDetector: Detector<C2paVerdict> = {
   name: NAME,
@@ -69,32 +81,32 @@ export const c2paDetector: Detector<C2paVerdict> = {
   explainNoAnswerOnVideo: true,
   grade: {
     section: 'provenance',
-    points: (v) => (v?.verdict === 'invalid' ? [{ points: 3, reason: 'C2PA provenance is present but does not validate: the file changed after it was signed, or the signature is broken.' }] : []),
+    points: (v) => (v?.verdict === 'invalid' ? [gradeReason(3, 'grade.c2pa.invalid')] : []),
   },
   async run(input, options): Promise<DetectorResult<C2paVerdict>> {
     throwIfAborted(options.signal);
     const reading = await c2paOf(input, options);
     const findings: Finding[] = [];
-    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
+    const add = (severity: Finding['severity'], id: MessageId, values?: Record<string, MessageValue>, tip?: TipMessage) => findings.push(finding(NAME, severity, id, values, tip));
     const format = input.probe.format.toUpperCase();
 
     switch (reading.status) {
       case 'unreadable': {
         if (reading.reason === 'remote_manifest') {
-          return noAnswer(NAME, `The file points to C2PA provenance stored online${reading.remote_host ? ` (at ${reading.remote_host})` : ''}. It was not fetched, because the analysis never goes online, so provenance was not checked.`);
+          return noAnswer(NAME, reading.remote_host ? { id: 'finding.c2pa.remote_at', values: { host: reading.remote_host } } : 'finding.c2pa.remote');
         }
-        const why =
-          reading.reason === 'unsupported_format' ? `Provenance (C2PA) could not be checked for this format (${format}).`
-          : reading.reason === 'unparseable_file' ? `Provenance (C2PA) could not be checked for this file: its ${format} structure could not be parsed.`
-          : reading.reason === 'timed_out' ? 'Provenance (C2PA) could not be checked for this file: reading it took too long.'
-          : 'Provenance (C2PA) could not be checked for this file.';
+        const why: Message =
+          reading.reason === 'unsupported_format' ? { id: 'finding.c2pa.unsupported_format', values: { format } }
+          : reading.reason === 'unparseable_file' ? { id: 'finding.c2pa.unparseable', values: { format } }
+          : reading.reason === 'timed_out' ? { id: 'finding.c2pa.timed_out' }
+          : { id: 'finding.c2pa.failed' };
         return noAnswer(NAME, why);
       }
       case 'none':
-        add('info', 'No C2PA provenance in this file.', 'Most files carry none; its absence says nothing about whether the file is authentic.');
+        add('info', 'finding.c2pa.none', undefined, 'tip.c2pa.none');
         return { verdict: empty('none'), findings, assets: [] };
       case 'broken':
-        add('high', `C2PA provenance is present but does not validate: the manifest is damaged and cannot be verified (${reading.code}).`, 'Treat the provenance claims as unverified; get the original file from its source if it matters.');
+        add('high', 'finding.c2pa.broken', { code: reading.code }, 'tip.c2pa.broken');
         return { verdict: empty('invalid', [reading.code]), findings, assets: [] };
     }
 
@@ -114,13 +126,13 @@ export const c2paDetector: Detector<C2paVerdict> = {
       validation_errors: errors,
     };
     if (invalid) {
-      add('high', `C2PA provenance is present but does not validate: ${reasons(reading.failure_codes.filter((c) => c !== UNTRUSTED_CODE))}.`, 'Treat the provenance claims as unverified: the file or its manifest changed after signing. Get the original from its source if it matters.');
+      add('high', 'finding.c2pa.invalid', { reasons: reasons(reading.failure_codes.filter((c) => c !== UNTRUSTED_CODE)) }, 'tip.c2pa.invalid');
     } else if (verdict.trusted) {
-      add('info', `C2PA provenance is present, intact, and signed by a trusted signer${by(verdict.signer, verdict.signed_at)}.`);
+      add('info', 'finding.c2pa.trusted', by(verdict.signer, verdict.signed_at));
     } else {
-      add('low', `C2PA provenance is present and intact (signed${by(verdict.signer, verdict.signed_at)}), but the signer is not on the trust list.`, 'An intact signature shows the file has not changed since it was signed; it does not show that the signer is who the name says.');
+      add('low', 'finding.c2pa.untrusted', by(verdict.signer, verdict.signed_at), 'tip.c2pa.untrusted');
     }
-    if (reading.anchors_rejected) add('info', 'The configured C2PA trust anchors could not be used, so no signer counted as trusted.');
+    if (reading.anchors_rejected) add('info', 'finding.c2pa.anchors_rejected');
     return { verdict, findings, assets: [] };
   },
 };

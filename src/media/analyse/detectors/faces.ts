@@ -1,7 +1,7 @@
 // Faces: how many, and where (boxes in pixels of the picture as displayed), with a picture
 // that shows them. Off when the user did not ask for it: then no answer, and a finding says so.
 import type { AnalyseInput, AnalyseOptions, Detector, DetectorResult } from '../detector.ts';
-import { noAnswer } from '../detector.ts';
+import { finding, noAnswer } from '../detector.ts';
 import type { FaceBox, FaceDetection, FaceModel } from '../faces/detect.ts';
 import { drawFaces } from '../faces/draw.ts';
 import { overFrames } from '../video/frames.ts';
@@ -24,7 +24,7 @@ export const facesDetector: Detector<FacesVerdict> = {
   verdictOrder: 70,
   async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<FacesVerdict>> {
     if (options.faces && !options.faces.enabled) {
-      return noAnswer(NAME, `Face detection was not asked for ${API_WORDS.facesOff}: the face ${API_WORDS.countNull}.`);
+      return noAnswer(NAME, { id: 'finding.faces.off', values: { off: API_WORDS.facesOff, count: API_WORDS.countNull } });
     }
     if (input.probe.kind === 'video') return videoFaces(input, options);
     let pixels, found;
@@ -33,14 +33,14 @@ export const facesDetector: Detector<FacesVerdict> = {
       found = await input.faces();
     } catch (e) {
       if ((e as { code?: string }).code === 'aborted') throw e;
-      return noAnswer(NAME, `Faces could not be looked for in this file, so the face ${API_WORDS.countNoAnswer}.`);
+      return noAnswer(NAME, { id: 'finding.faces.failed', values: { count: API_WORDS.countNoAnswer } });
     }
     const verdict: FacesVerdict = { count: found.faces.length, model: found.model, threshold: found.threshold, boxes: found.faces };
     const n = verdict.count;
     const findings: DetectorResult<FacesVerdict>['findings'] = [
       n
-        ? { detector: NAME, severity: 'low', label: `${n} face${n === 1 ? '' : 's'} found.`, tip: `Faces identify people: ${API_WORDS.redactFaces} to blur them before sharing.` }
-        : { detector: NAME, severity: 'info', label: 'No face found.' },
+        ? finding(NAME, 'low', 'finding.faces.found', { count: n }, { id: 'tip.faces.found', values: { redact: API_WORDS.redactFaces } })
+        : finding(NAME, 'info', 'finding.faces.none'),
     ];
     const assets = n ? [await drawFaces(pixels, found.faces, options.outDir)] : [];
     return { verdict, findings, assets };
@@ -57,7 +57,7 @@ async function videoFaces(input: AnalyseInput, options: AnalyseOptions): Promise
     if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
     per = null;
   }
-  if (!per?.length) return noAnswer(NAME, `Faces could not be looked for in this video's frames, so the face ${API_WORDS.countNoAnswer}.`);
+  if (!per?.length) return noAnswer(NAME, { id: 'finding.faces.video_failed', values: { count: API_WORDS.countNoAnswer } });
   const most = per.reduce((a, b) => (b.value.faces.length > a.value.faces.length ? b : a));
   const n = most.value.faces.length;
   const verdict: FacesVerdict = {
@@ -70,8 +70,8 @@ async function videoFaces(input: AnalyseInput, options: AnalyseOptions): Promise
   };
   const findings: DetectorResult<FacesVerdict>['findings'] = [
     n
-      ? { detector: NAME, severity: 'low', label: `Up to ${n} face${n === 1 ? '' : 's'} in one frame (at ${most.time_s.toFixed(1)} s) of the ${per.length} frames looked at.`, tip: `Faces identify people: ${API_WORDS.redactFaces} to blur them in every frame before sharing.` }
-      : { detector: NAME, severity: 'info', label: `No face found in the ${per.length} frames looked at.` },
+      ? finding(NAME, 'low', 'finding.faces.video_found', { count: n, time: most.time_s.toFixed(1), frames: per.length }, { id: 'tip.faces.video_found', values: { redact: API_WORDS.redactFaces } })
+      : finding(NAME, 'info', 'finding.faces.video_none', { frames: per.length }),
   ];
   return { verdict, findings, assets: [] };
 }

@@ -17,7 +17,7 @@ import sharp from 'sharp';
 import { throwIfAborted } from '../../errors.ts';
 import '../../probe.ts'; // sharp.cache(false): no decoded plaintext kept in libvips' cache
 import { FORMAT_LABEL, article } from '../../sniff.ts';
-import { noAnswer, type AnalyseInput, type AnalyseOptions, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
+import { finding, noAnswer, type AnalyseInput, type AnalyseOptions, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
 import { ZIGZAG, parseJpeg, type JpegProcess, type JpegStructure, type QuantTable } from '../jpeg-structure.ts';
 import { DCT_BASIS, IJG_CHROMA, IJG_LUMA, scaledTable } from '../jpeg-tables.ts';
 
@@ -441,13 +441,13 @@ function encoderName(s: JpegStructure, software: string | null, make: string | n
 async function run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<CameraFingerprint>> {
   if (input.probe.format !== 'jpeg') {
     const label = FORMAT_LABEL[input.probe.format as keyof typeof FORMAT_LABEL] ?? input.probe.format;
-    return noAnswer(NAME, `Encoder fingerprinting reads JPEG quantisation tables; this file is ${article(label)} ${label}.`);
+    return noAnswer(NAME, { id: 'finding.camera_fingerprint.not_jpeg', values: { article: article(label), format: label } });
   }
   const bytes = await input.bytes();
   const s = parseJpeg(bytes);
-  if (!s) return noAnswer(NAME, 'The file does not start like a JPEG: its encoder could not be fingerprinted.', 'low');
+  if (!s) return noAnswer(NAME, 'finding.camera_fingerprint.not_jpeg_start', 'low');
   const use = tablesInUse(s);
-  if (!s.frame || !use) return noAnswer(NAME, 'The JPEG has no usable frame header or quantisation table: it is damaged, and its encoder could not be fingerprinted.', 'low');
+  if (!s.frame || !use) return noAnswer(NAME, 'finding.camera_fingerprint.no_frame', 'low');
   throwIfAborted(options.signal);
 
   let tags: Tags = {};
@@ -511,36 +511,25 @@ async function run(input: AnalyseInput, options: AnalyseOptions): Promise<Detect
 
   const findings: Finding[] = [];
   if (dq.doubleCompressed) {
-    findings.push({
-      label: `Saved as JPEG at least twice (double compression${dq.firstQuality ? `, first at about quality ${dq.firstQuality}` : ''})`,
-      severity: 'medium',
-      detector: NAME,
-      tip: 'The picture was saved as JPEG at least twice, as happens after editing.',
-    });
+    findings.push(
+      dq.firstQuality
+        ? finding(NAME, 'medium', 'finding.camera_fingerprint.double_compressed_first', { quality: dq.firstQuality }, 'tip.camera_fingerprint.double_compressed')
+        : finding(NAME, 'medium', 'finding.camera_fingerprint.double_compressed', undefined, 'tip.camera_fingerprint.double_compressed'),
+    );
   }
   const editor = name && EDITORS.test(name) ? name : null;
   if (editor) {
-    findings.push({
-      label: `Edited with ${editor}`,
-      severity: 'low',
-      detector: NAME,
-      tip: 'The editing software is named in the file; removing the metadata removes the name.',
-    });
+    findings.push(finding(NAME, 'low', 'finding.camera_fingerprint.edited_with', { editor }, 'tip.camera_fingerprint.edited_with'));
   }
   if (quality !== null) {
-    findings.push({
-      label: matched
-        ? `JPEG quality ${quality} (${family})`
-        : `JPEG quality about ${quality} (custom tables; closest libjpeg quality)`,
-      severity: 'info',
-      detector: NAME,
-    });
+    // the tables matched exactly are IJG's or mozjpeg's (the verdict names the family in English)
+    const tables = { id: family === FAMILY_MOZJPEG ? 'finding.camera_fingerprint.family.mozjpeg' : 'finding.camera_fingerprint.family.ijg' } as const;
+    findings.push(matched ? finding(NAME, 'info', 'finding.camera_fingerprint.quality', { quality, family: tables }) : finding(NAME, 'info', 'finding.camera_fingerprint.quality_about', { quality }));
   }
   if (s.truncated) {
-    findings.push({ label: 'The JPEG is truncated: it ends before its end-of-image marker.', severity: 'info', detector: NAME });
+    findings.push(finding(NAME, 'info', 'finding.camera_fingerprint.truncated'));
   } else if (s.errors.length) {
-    const more = s.errors.length > 1 ? ` (and ${s.errors.length - 1}${s.errors.length >= 16 ? ' or more' : ''} other problem${s.errors.length > 2 ? 's' : ''})` : '';
-    findings.push({ label: `The JPEG structure is damaged: ${s.errors[0]}${more}.`, severity: 'info', detector: NAME });
+    findings.push(finding(NAME, 'info', 'finding.camera_fingerprint.damaged', { error: s.errors[0], others: s.errors.length - 1, orMore: s.errors.length >= 16 ? 'yes' : 'no' }));
   }
   return { verdict, findings, assets: [] };
 }
@@ -554,7 +543,7 @@ export const fingerprintDetector: Detector<CameraFingerprint> = {
       return await run(input, options);
     } catch (e) {
       if (options.signal?.aborted) throw e;
-      return noAnswer(NAME, 'The JPEG could not be read: its encoder could not be fingerprinted.', 'low');
+      return noAnswer(NAME, 'finding.camera_fingerprint.unreadable', 'low');
     }
   },
 };

@@ -6,7 +6,9 @@ import { inflateSync } from 'node:zlib';
 import { analyseLsb } from '../steganalysis/index.ts';
 import { layoutOf, signaturesIn } from '../container.ts';
 import { frameSteganalysis } from '../video/frame-checks.ts';
-import type { Detector, DetectorResult, Finding } from '../detector.ts';
+import { finding, type Detector, type DetectorResult, type Finding, type TipMessage } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
+import { listOf, type Message, type MessageId, type MessageValue } from '../../../i18n/findings-format.ts';
 
 export interface HiddenContentVerdict {
   suspected: boolean | null;
@@ -100,14 +102,15 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
   explainNoAnswerOnVideo: true,
   grade: {
     section: 'hidden_content',
-    points: (v) => (v?.suspected === true ? [{ points: 3, reason: 'Hidden content is suspected.' }] : []),
-    unanswered: (v) => (v === null || v.suspected === null ? 'hidden content' : null),
+    points: (v) => (v?.suspected === true ? [gradeReason(3, 'grade.hidden_content.suspected')] : []),
+    unanswered: (v) => (v === null || v.suspected === null ? 'grade.check.hidden_content' : null),
     // one steganalysis family only: never points, but no A either
-    noA: (v) => (v?.lsb?.evidence === 'weak' ? 'Capped at B: the steganalysis saw weak signs of LSB replacement that a second method did not confirm.' : null),
+    noA: (v) => (v?.lsb?.evidence === 'weak' ? 'grade.hidden_content.weak' : null),
   },
   async run(input, options): Promise<DetectorResult<HiddenContentVerdict>> {
     const findings: Finding[] = [];
-    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
+    const add = (severity: Finding['severity'], id: MessageId, values?: Record<string, MessageValue>, tip?: TipMessage) => findings.push(finding(NAME, severity, id, values, tip));
+    const list = (items: Message[]) => listOf(items, 'finding.part.comma');
     const { format, kind } = input.probe;
     const bytes = await input.bytes();
 
@@ -132,25 +135,27 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
       const tail = appended > 0 ? bytes.subarray(layout.end) : null;
       const padding = tail !== null && (tail.every((b) => b === tail[0]) || (tail.length === 2 && tail[0] === 0x0d && tail[1] === 0x0a));
       if (mpf && !embedded.some((e) => e.where === 'appended')) {
-        add('info', `${appended} bytes of further JPEG images follow the picture, as its MPF segment announces (previews or depth maps written by the camera).`);
+        add('info', 'finding.hidden_content.mpf_images', { bytes: appended });
         expectedTail = true;
       } else if (format === 'jpeg' && tail && isSamsungTrailer(tail)) {
-        add('info', `${appended} bytes of Samsung's SEF trailer follow the picture (camera data such as the capture time, written by Samsung phones).`);
+        add('info', 'finding.hidden_content.samsung_trailer', { bytes: appended });
         expectedTail = true;
       } else if (padding && tail) {
-        add('info', `${appended} byte${appended === 1 ? '' : 's'} of padding follow${appended === 1 ? 's' : ''} the end of the image (${tail.length === 2 && tail[0] === 0x0d ? 'a line break' : `0x${tail[0].toString(16).padStart(2, '0')} repeated`}): it holds no data.`);
+        const what: Message = tail.length === 2 && tail[0] === 0x0d ? { id: 'finding.hidden_content.part.line_break' } : { id: 'finding.hidden_content.part.repeated', values: { byte: `0x${tail[0].toString(16).padStart(2, '0')}` } };
+        add('info', 'finding.hidden_content.padding', { bytes: appended, what });
         expectedTail = true;
       } else if (appended > 0) {
         const what = embedded.filter((e) => e.where === 'appended').map((e) => e.type);
-        add('high', `${appended} bytes follow the end of the image${what.length ? `: they hold a ${what.join(', a ')}` : ''}. Viewers ignore them; they are a common way to hide a file.`, 'Cut the file at the end marker, or open the trailing bytes with the matching tool, to see what they are.');
+        if (what.length) add('high', 'finding.hidden_content.appended_files', { bytes: appended, files: list(what.map((type) => ({ id: 'finding.hidden_content.part.a_file', values: { type } }))) }, 'tip.hidden_content.appended');
+        else add('high', 'finding.hidden_content.appended', { bytes: appended }, 'tip.hidden_content.appended');
       }
       const inside = embedded.filter((e) => e.where === 'inside');
-      if (inside.length) add('medium', `Signatures of other file types inside the image data: ${inside.map((e) => `${e.type} at byte ${e.offset}`).join(', ')}. The file may be a polyglot.`, 'A polyglot opens as a picture in one program and as an archive or document in another.');
-      if (unusual.length) add('medium', `Unusual ${format === 'jpeg' ? 'segments' : 'chunks'}: ${unusual.slice(0, 6).map((c) => `${c.type} (${c.size} bytes)`).join(', ')}.`, 'Private chunks are skipped by viewers and can carry any data.');
+      if (inside.length) add('medium', 'finding.hidden_content.polyglot', { places: list(inside.map((e) => ({ id: 'finding.hidden_content.part.at_byte', values: { type: e.type, offset: e.offset } }))) }, 'tip.hidden_content.polyglot');
+      if (unusual.length) add('medium', 'finding.hidden_content.unusual', { jpeg: format === 'jpeg' ? 'yes' : 'no', chunks: list(unusual.slice(0, 6).map((c) => ({ id: 'finding.hidden_content.part.chunk', values: { type: c.type, size: c.size } }))) }, 'tip.hidden_content.unusual');
     } else if (kind === 'image') {
-      add('info', `The ${format.toUpperCase()} structure was not walked (format not covered, or the file is damaged), so appended data was not checked.`);
+      add('info', 'finding.hidden_content.not_walked', { format: format.toUpperCase() });
     } else {
-      add('info', 'Structural checks cover still images; videos are not checked for appended data here.');
+      add('info', 'finding.hidden_content.video_structure');
     }
 
     // ---- pixels: LSB replacement
@@ -166,16 +171,21 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
           threshold_bpp: v.thresholdBpp === null ? null : round(v.thresholdBpp),
           methods: v.estimates.map((e) => ({ method: e.method, rate: e.rate === null ? null : round(e.rate), detected: e.detected })),
         };
-        const where = v.busy ? `, read on the picture's busy pixels alone (${Math.round(100 * v.busy.share)} % of it: flat areas left out, as tools such as stegosuite write)` : '';
-        if (v.suspected) add('high', `LSB steganography suspected: about ${lsb.payload_bpp} bits per pixel appear to be replaced (threshold ${lsb.threshold_bpp})${where}${v.notes.length ? `: ${v.notes.join('; ')}` : ''}.`, 'A message may be hidden in the lowest bit of the pixels; only its sender\'s tool and key can read it.');
-        else if (v.evidence === 'weak') add('low', `Weak signs of LSB replacement (estimate ${lsb.payload_bpp} bits per pixel, threshold ${lsb.threshold_bpp}), not confirmed by a second method: ${v.notes.join('; ')}. Clean pictures with fine noise (AI-generated ones, for instance) often read this way.`, 'Not a finding of hidden content: compare with the original picture if you have it.')
-        else if (v.suspected === null) add('info', `LSB steganalysis gave no answer: ${v.notes.join('; ')}.`);
-        else add('info', `No sign of LSB replacement (estimate ${lsb.payload_bpp} bpp, threshold ${lsb.threshold_bpp})${v.notes.length ? `: ${v.notes.join('; ')}` : ''}.`);
+        // the figures as today's text shows them (a null estimate reads "null"); the notes are
+        // the steganalysis' own words
+        const figures = { payload: String(lsb.payload_bpp), threshold: String(lsb.threshold_bpp) };
+        const notes = v.notes.join('; ');
+        const notesAfter: MessageValue = v.notes.length ? { id: 'finding.hidden_content.part.notes', values: { notes } } : '';
+        const busy: MessageValue = v.busy ? { id: 'finding.hidden_content.part.busy', values: { share: Math.round(100 * v.busy.share) } } : '';
+        if (v.suspected) add('high', 'finding.hidden_content.lsb_suspected', { ...figures, busy, notes: notesAfter }, 'tip.hidden_content.lsb_suspected');
+        else if (v.evidence === 'weak') add('low', 'finding.hidden_content.lsb_weak', { ...figures, notes }, 'tip.hidden_content.lsb_weak');
+        else if (v.suspected === null) add('info', 'finding.hidden_content.lsb_no_answer', { notes });
+        else add('info', 'finding.hidden_content.lsb_none', { ...figures, notes: notesAfter });
       } catch (err) {
-        add('info', `LSB steganalysis could not run on this picture (${(err as Error).message}).`);
+        add('info', 'finding.hidden_content.lsb_failed', { error: (err as Error).message });
       }
     } else if (kind === 'image') {
-      add('info', `LSB steganalysis applies to lossless pictures; this ${format.toUpperCase()} is ${input.probe.animated ? 'animated' : 'lossy'}, so its pixels were not checked (steganography in JPEG coefficients is not detected here).`);
+      add('info', 'finding.hidden_content.lsb_not_lossless', { format: format.toUpperCase(), animated: input.probe.animated ? 'yes' : 'no' });
     } else {
       const frames = await frameSteganalysis(input, options);
       if (frames.lsb) lsb = frames.lsb;

@@ -25,7 +25,9 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import sharp from 'sharp';
 import { throwIfAborted } from '../../errors.ts';
-import { noAnswer, type AnalyseInput, type AnalyseOptions, type AssetCategory, type AssetFile, type Detector, type Finding, type Severity } from '../detector.ts';
+import { listOf, type Message, type MessageId } from '../../../i18n/findings-format.ts';
+import { gradeReason } from '../grade.ts';
+import { finding, noAnswer, type AnalyseInput, type AnalyseOptions, type AssetCategory, type AssetFile, type Detector, type Finding } from '../detector.ts';
 import { toGrey, type Box, type GreyImage } from '../forensics/common.ts';
 import { errorLevel, type ElaStats } from '../forensics/ela.ts';
 import { keypointClones, type KeypointClone } from '../forensics/keypoint-clone.ts';
@@ -107,11 +109,11 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     section: 'manipulation',
     points: (v) =>
       v?.verdict === 'likely_manipulated'
-        ? [{ points: 3, reason: 'Forensic maps show likely manipulation.' }]
+        ? [gradeReason(3, 'grade.forensic.likely')]
         : v?.verdict === 'possibly_manipulated'
-          ? [{ points: 1, reason: 'Forensic maps show possible manipulation.' }]
+          ? [gradeReason(1, 'grade.forensic.possible')]
           : [],
-    unanswered: (v) => (v === null ? 'manipulation' : null),
+    unanswered: (v) => (v === null ? 'grade.check.forensic' : null),
   },
   async run(input: AnalyseInput, options: AnalyseOptions) {
     if (input.probe.kind === 'video') {
@@ -123,13 +125,10 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
     try {
       img = await input.pixels();
     } catch {
-      return noAnswer<ForensicVerdict>(NAME, 'The picture could not be decoded, so it was not checked for signs of editing.');
+      return noAnswer<ForensicVerdict>(NAME, 'finding.forensic.undecodable');
     }
     if (img.width < MIN_SIDE || img.height < MIN_SIDE) {
-      return noAnswer<ForensicVerdict>(
-        NAME,
-        `The picture is too small (${img.width}×${img.height} px) to check for signs of editing; it needs ${MIN_SIDE}×${MIN_SIDE} px at least.`,
-      );
+      return noAnswer<ForensicVerdict>(NAME, { id: 'finding.forensic.too_small', values: { width: img.width, height: img.height, min: MIN_SIDE } });
     }
     throwIfAborted(options.signal);
     const deep = options.depth === 'deep';
@@ -193,44 +192,32 @@ export const manipulationDetector: Detector<ForensicVerdict> = {
 
     // ---- findings ------------------------------------------------------------------------
     const findings: Finding[] = [];
-    const add = (label: string, severity: Severity, tip?: string) => findings.push({ label, severity, detector: NAME, ...(tip ? { tip } : {}) });
     if (cloneVerdict && cloneVerdict.shift) {
       const [a, b] = cloneVerdict.regions;
-      const turned = transformed(cloneVerdict.rotation_deg ?? 0, cloneVerdict.scale ?? 1);
-      const seen = `keypoint matching saw it (${cloneVerdict.matches} matching points)`;
-      add(
-        `Two areas of the picture are copies of each other: ${describe(a)} and ${describe(b)} (moved ${offset(cloneVerdict.shift.dx, cloneVerdict.shift.dy)}${turned}); ${seen}` +
-          (cloneVerdict.other_shifts ? `; ${cloneVerdict.other_shifts} more copied area${cloneVerdict.other_shifts > 1 ? 's' : ''} found.` : '.'),
-        'high',
-        'Look at the two white areas of the clone map: copying part of a picture over another is a common way to hide or duplicate something.',
-      );
+      const values = {
+        a: describe(a),
+        b: describe(b),
+        offset: offset(cloneVerdict.shift.dx, cloneVerdict.shift.dy),
+        turned: transformed(cloneVerdict.rotation_deg ?? 0, cloneVerdict.scale ?? 1),
+        matches: cloneVerdict.matches,
+        others: cloneVerdict.other_shifts,
+      };
+      findings.push(finding(NAME, 'high', 'finding.forensic.clone', values, 'tip.forensic.clone'));
     }
     if (sNoise > 0 && noiseRegion) {
-      add(
-        `The area ${describe(noiseRegion)} is ${nr.toFixed(1)}× noisier than similar areas elsewhere in the picture.`,
-        'medium',
-        'A part pasted from another photo often carries that photo\'s noise; compare this area with the original source if you have it.',
-      );
+      findings.push(finding(NAME, 'medium', 'finding.forensic.noise', { area: describe(noiseRegion), ratio: nr.toFixed(1) }, 'tip.forensic.noise'));
     }
     if (elaRegion && er >= ELA_EVIDENCE) {
       if (jpeg) {
-        add(
-          `The area ${describe(elaRegion)} changes ${er.toFixed(1)}× more than similar areas when the picture is saved again as JPEG, which can mean it was saved a different number of times than the rest${agree ? '; its noise stands out too' : ''}.`,
-          agree ? 'medium' : 'low',
-          'Compare the bright region of the error level map with the original source if you have it; edits are often saved fewer times than the picture around them.',
-        );
+        findings.push(finding(NAME, agree ? 'medium' : 'low', 'finding.forensic.ela', { area: describe(elaRegion), ratio: er.toFixed(1), agree: agree ? 'yes' : 'no' }, 'tip.forensic.ela'));
       } else {
-        add(
-          `The error level map shows a bright area (${describe(elaRegion)}), but the file is not a JPEG: error level analysis mostly shows texture here and is not counted.`,
-          'info',
-        );
+        findings.push(finding(NAME, 'info', 'finding.forensic.ela_not_jpeg', { area: describe(elaRegion) }));
       }
     }
-    if (!clone) add('Copy-move (clone) detection was not run at standard depth; a deep analysis includes it.', 'info');
+    if (!clone) findings.push(finding(NAME, 'info', 'finding.forensic.clone_not_run'));
     if (findings.every((f) => f.severity === 'info')) {
-      const methods = [...(jpeg ? ['error level'] : []), 'noise', ...(clone ? ['copy-move'] : [])];
-      const list = methods.length > 1 ? `${methods.slice(0, -1).join(', ')} and ${methods[methods.length - 1]}` : methods[0];
-      add(`No sign of editing stood out in the ${list} analysis.`, 'info');
+      const methods: Message[] = [...(jpeg ? [{ id: 'finding.forensic.part.error_level' as const }] : []), { id: 'finding.forensic.part.noise' }, ...(clone ? [{ id: 'finding.forensic.part.copy_move' as const }] : [])];
+      findings.push(finding(NAME, 'info', 'finding.forensic.none', { methods: listOf(methods, 'finding.part.comma', 'finding.part.and') }));
     }
     return { verdict, findings, assets };
   },
@@ -254,12 +241,13 @@ function describeClones(clones: KeypointClone[], scale: { sx: number; sy: number
   };
 }
 
-/** ", turned 12° clockwise and 1.20× larger" (nothing for what did not change). */
-function transformed(rotation: number, scale: number): string {
-  const parts: string[] = [];
-  if (Math.abs(rotation) >= 1) parts.push(`turned ${Math.abs(Math.round(rotation))}° ${rotation > 0 ? 'clockwise' : 'counter-clockwise'}`);
-  if (Math.abs(scale - 1) >= 0.03) parts.push(scale > 1 ? `${scale.toFixed(2)}× larger` : `${(1 / scale).toFixed(2)}× smaller`);
-  return parts.length ? `, ${parts.join(' and ')}` : '';
+/** ", turned 12° clockwise and 1.20× larger" (empty for what did not change). */
+function transformed(rotation: number, scale: number): Message | '' {
+  const parts: Message[] = [];
+  const degrees = Math.abs(Math.round(rotation));
+  if (Math.abs(rotation) >= 1) parts.push({ id: rotation > 0 ? 'finding.forensic.part.clockwise' : 'finding.forensic.part.counter_clockwise', values: { degrees } });
+  if (Math.abs(scale - 1) >= 0.03) parts.push(scale > 1 ? { id: 'finding.forensic.part.larger', values: { factor: scale.toFixed(2) } } : { id: 'finding.forensic.part.smaller', values: { factor: (1 / scale).toFixed(2) } });
+  return parts.length ? { id: 'finding.forensic.part.turned', values: { how: listOf(parts, 'finding.part.and') } } : '';
 }
 
 async function downscale(img: PixelImage, longSide: number): Promise<PixelImage> {
@@ -306,16 +294,18 @@ function overlaps(a: Box, b: Box): boolean {
   return w * h >= 0.5 * Math.min(a.width * a.height, b.width * b.height);
 }
 
-/** "740 px right and 340 px up" */
-function offset(dx: number, dy: number): string {
-  const parts: string[] = [];
-  if (dx) parts.push(`${Math.abs(dx)} px ${dx > 0 ? 'right' : 'left'}`);
-  if (dy) parts.push(`${Math.abs(dy)} px ${dy > 0 ? 'down' : 'up'}`);
-  return parts.join(' and ');
+/** "740 px right and 340 px up" (empty when it did not move) */
+function offset(dx: number, dy: number): Message | '' {
+  const parts: Message[] = [];
+  const part = (id: MessageId, px: number): Message => ({ id, values: { px } });
+  if (dx) parts.push(part(dx > 0 ? 'finding.forensic.part.right' : 'finding.forensic.part.left', Math.abs(dx)));
+  if (dy) parts.push(part(dy > 0 ? 'finding.forensic.part.down' : 'finding.forensic.part.up', Math.abs(dy)));
+  return parts.length ? listOf(parts, 'finding.part.and') : '';
 }
 
-function describe(b: Box): string {
-  return `${b.width}×${b.height} px at (${b.x}, ${b.y})`;
+/** "120×80 px at (10, 20)" */
+function describe(b: Box): Message {
+  return { id: 'finding.forensic.part.area', values: { width: b.width, height: b.height, x: b.x, y: b.y } };
 }
 
 function round(x: number, digits: number): number {

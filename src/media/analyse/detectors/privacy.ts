@@ -3,7 +3,9 @@
 // which knows far more tag families than any library here.
 import { runTool } from '../../tools.ts';
 import { videoProbeFindings } from '../video/probe-findings.ts';
-import type { Detector, DetectorResult, Finding, Severity, Tags } from '../detector.ts';
+import { finding, type Detector, type DetectorResult, type Finding, type Severity, type Tags } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
+import { listOf, type Message, type MessageId } from '../../../i18n/findings-format.ts';
 
 export interface PrivacyVerdict {
   /** How many exposures were found, and the worst of them. */
@@ -24,8 +26,8 @@ interface Rule {
   category: string;
   severity: Severity;
   match: (key: string) => boolean;
-  label: (hits: [string, unknown][]) => string;
-  tip: string;
+  label: (hits: [string, unknown][]) => Message;
+  tip: MessageId;
 }
 
 const short = (v: unknown) => {
@@ -33,78 +35,82 @@ const short = (v: unknown) => {
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 };
 const tagName = (k: string) => k.slice(k.indexOf(':') + 1);
-const list = (hits: [string, unknown][], n = 4) => hits.slice(0, n).map(([k, v]) => `${tagName(k)}: ${short(v)}`).join('; ') + (hits.length > n ? `; and ${hits.length - n} more` : '');
+/** The first n tags ("Make: Canon; Model: EOS 5D") and how many more: the values of the
+ *  findings that list tags. */
+const list = (hits: [string, unknown][], n = 4) => ({ tags: hits.slice(0, n).map(([k, v]) => `${tagName(k)}: ${short(v)}`).join('; '), more: Math.max(0, hits.length - n) });
+/** A rule's finding message: its category's catalogue entry, with the tags listed. */
+const listed = (id: MessageId, n?: number) => (h: [string, unknown][]): Message => ({ id, values: list(h, n) });
 
 const RULES: Rule[] = [
   {
     category: 'serial_numbers',
     severity: 'high',
     match: (k) => /SerialNumber|ImageUniqueID|BodySerial|InternalSerial|CameraID$|DeviceSerial/i.test(k),
-    label: (h) => `Device serial numbers or unique ids recorded (${list(h)}); they link every photo from this device together.`,
-    tip: 'Remove the metadata before sharing; these numbers tie the file to one camera or phone.',
+    label: listed('finding.privacy.serial_numbers'),
+    tip: 'tip.privacy.serial_numbers',
   },
   {
     category: 'owner',
     severity: 'high',
     match: (k) => /:(Artist|OwnerName|CameraOwnerName|Creator|By-line|Author|XPAuthor|Writer-Editor|Credit|Contact|CreatorContactInfo|CreatorWorkEmail|CreatorWorkTelephone|CreatorAddress|AuthorsPosition|Rights|Copyright|CopyrightNotice|Owner)$/i.test(k),
-    label: (h) => `Names or contact details of people recorded (${list(h)}).`,
-    tip: 'A name, e-mail or copyright line identifies the author; strip it if that matters.',
+    label: listed('finding.privacy.owner'),
+    tip: 'tip.privacy.owner',
   },
   {
     category: 'camera',
     severity: 'medium',
     match: (k) => /^(IFD0|XMP-tiff|ExifIFD|XMP-aux|XMP-exifEX):(Make|Model|LensModel|LensMake|Lens|LensInfo|LensID|UniqueCameraModel)$/i.test(k),
-    label: (h) => `Camera or phone identified (${list(h)}).`,
-    tip: 'The make and model narrow down who could have taken the picture.',
+    label: listed('finding.privacy.camera'),
+    tip: 'tip.privacy.camera',
   },
   {
     category: 'maker_notes',
     severity: 'medium',
     match: (k) => /^(MakerNotes|Canon|Nikon|Sony|Apple|Samsung|Olympus|Panasonic|Pentax|Fujifilm|FujiFilm|Ricoh|Google|Huawei|Xiaomi|DJI|GoPro|Leica|Minolta|Sigma|Kodak|Casio|Sanyo|Motorola)[A-Za-z0-9]*:/.test(k),
-    label: (h) => `Manufacturer data (maker notes, ${h.length} tags) recorded; it can include serial numbers, settings and face or location data.`,
-    tip: 'Maker notes are opaque to most tools and are easy to forget; strip all metadata.',
+    label: (h) => ({ id: 'finding.privacy.maker_notes', values: { count: h.length } }),
+    tip: 'tip.privacy.maker_notes',
   },
   {
     category: 'dates',
     severity: 'low',
     match: (k) => /:(DateTimeOriginal|CreateDate|DateCreated|DateTimeCreated|DigitalCreationDate|DigitalCreationTime|TimeCreated|SubSecDateTimeOriginal|MetadataDate|ModifyDate|OffsetTime|OffsetTimeOriginal)$/.test(k) && !k.startsWith('PNG:'),
-    label: (h) => `Dates recorded (${list(h, 3)}).`,
-    tip: 'The time of capture, and the time zone offset, can place a person at a moment.',
+    label: listed('finding.privacy.dates', 3),
+    tip: 'tip.privacy.dates',
   },
   {
     category: 'software',
     severity: 'low',
     match: (k) => /:(Software|CreatorTool|ProcessingSoftware|HostComputer|HistorySoftwareAgent|Originating Program|OriginatingProgram|ProgramVersion)$/i.test(k),
-    label: (h) => `Software recorded (${list(h)}).`,
-    tip: 'The software and its version say what the file went through.',
+    label: listed('finding.privacy.software'),
+    tip: 'tip.privacy.software',
   },
   {
     category: 'editing_history',
     severity: 'medium',
     match: (k) => k.startsWith('XMP-xmpMM:') || k.startsWith('XMP-photoshop:DocumentAncestors') || k.startsWith('XMP-crs:') || k.startsWith('XMP-lr:'),
-    label: (h) => `Editing history or document ids recorded in XMP (${h.length} entries: ${[...new Set(h.map(([k]) => tagName(k)))].slice(0, 5).join(', ')}); ids link this file to its other versions.`,
-    tip: 'XMP history can reveal the original file, the editor and the steps taken; remove it.',
+    label: (h) => ({ id: 'finding.privacy.editing_history', values: { count: h.length, names: [...new Set(h.map(([k]) => tagName(k)))].slice(0, 5).join(', ') } }),
+    tip: 'tip.privacy.editing_history',
   },
   {
     category: 'iptc',
     severity: 'medium',
     match: (k) => k.startsWith('IPTC:') || k.startsWith('XMP-iptcCore:') || k.startsWith('XMP-iptcExt:') || /^XMP-photoshop:(City|State|Country|Headline|Instructions|Source|TransmissionReference|CaptionWriter)$/.test(k) || /^XMP-dc:(Description|Title|Subject)$/.test(k),
-    label: (h) => `Caption, place or newsroom fields recorded (${list(h)}).`,
-    tip: 'IPTC fields often name places, people and sources in plain words.',
+    label: listed('finding.privacy.iptc'),
+    tip: 'tip.privacy.iptc',
   },
   {
     category: 'comments',
     severity: 'low',
     match: (k) => /:(Comment|UserComment|XPComment|ImageDescription|XPSubject|XPKeywords|XPTitle)$/.test(k) && !k.startsWith('PNG:'),
-    label: (h) => `Comments recorded (${list(h)}).`,
-    tip: 'Free-text comments can say anything, including names and places.',
+    label: listed('finding.privacy.comments'),
+    tip: 'tip.privacy.comments',
   },
   {
     category: 'png_text',
     severity: 'low',
     match: (k) => k.startsWith('PNG:') && !PNG_TECHNICAL.test(k),
-    label: (h) => `PNG text chunks present (${list(h)}).`,
-    tip: 'PNG text chunks may hold prompts, comments or tool settings.',
+    label: listed('finding.privacy.png_text'),
+    tip: 'tip.privacy.png_text',
   },
   {
     category: 'colour_profile',
@@ -112,9 +118,9 @@ const RULES: Rule[] = [
     match: (k) => k.startsWith('ICC_Profile:') || k.startsWith('ICC-header:') || k.startsWith('ICC-meas:') || k.startsWith('ICC-view:'),
     label: (h) => {
       const desc = h.find(([k]) => /ProfileDescription$/.test(k));
-      return `ICC colour profile embedded${desc ? ` (${short(desc[1])})` : ''}; a custom profile can point to one device or calibration.`;
+      return desc ? { id: 'finding.privacy.colour_profile_named', values: { description: short(desc[1]) } } : { id: 'finding.privacy.colour_profile' };
     },
-    tip: 'Standard profiles (sRGB, Display P3) say little; a custom one can identify a device.',
+    tip: 'tip.privacy.colour_profile',
   },
 ];
 
@@ -126,9 +132,9 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
     section: 'privacy',
     points: (v) =>
       v?.highest === 'high'
-        ? [{ points: 2, reason: 'The metadata exposes the location, the device or the people behind the file.' }]
+        ? [gradeReason(2, 'grade.privacy.high')]
         : v?.highest === 'medium'
-          ? [{ points: 1, reason: 'The metadata exposes details about the device or the editing.' }]
+          ? [gradeReason(1, 'grade.privacy.medium')]
           : [],
   },
   async run(input, options): Promise<DetectorResult<PrivacyVerdict>> {
@@ -136,7 +142,7 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
     try {
       tags = await input.tags();
     } catch {
-      return { verdict: null, findings: [{ label: 'The metadata could not be read, so privacy exposure is unknown (not clean).', severity: 'info', detector: NAME }], assets: [] };
+      return { verdict: null, findings: [finding(NAME, 'info', 'finding.privacy.unreadable')], assets: [] };
     }
     const findings: Finding[] = [];
     const categories: string[] = [];
@@ -154,14 +160,11 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
     if (gps || gpsKeys.length) {
       categories.push('gps');
       for (const [k] of gpsKeys) claimed.add(k);
-      findings.push({
-        detector: NAME,
-        severity: 'high',
-        label: gps
-          ? `GPS position recorded: ${gps.latitude.toFixed(4)}, ${gps.longitude.toFixed(4)} (within a few metres of where the picture was taken).`
-          : `GPS fields recorded (${gpsKeys.slice(0, 4).map(([k]) => tagName(k)).join(', ')}).`,
-        tip: 'Anyone with the file can see where it was made. Remove the location before sharing.',
-      });
+      findings.push(
+        gps
+          ? finding(NAME, 'high', 'finding.privacy.gps_position', { latitude: gps.latitude.toFixed(4), longitude: gps.longitude.toFixed(4) }, 'tip.privacy.gps')
+          : finding(NAME, 'high', 'finding.privacy.gps_fields', { fields: gpsKeys.slice(0, 4).map(([k]) => tagName(k)).join(', ') }, 'tip.privacy.gps'),
+      );
     }
 
     for (const rule of RULES) {
@@ -169,25 +172,26 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
       if (!hits.length) continue;
       for (const [k] of hits) claimed.add(k);
       categories.push(rule.category);
-      findings.push({ detector: NAME, severity: rule.severity, label: rule.label(hits), tip: rule.tip });
+      const m = rule.label(hits);
+      findings.push(finding(NAME, rule.severity, m.id, m.values, rule.tip));
     }
 
     // Embedded thumbnails and previews: an exposure, and worse when they show another picture
-    const thumbs = ['ThumbnailImage', 'PreviewImage', 'JpgFromRaw', 'OtherImage'].filter((t) => Object.keys(tags).some((k) => tagName(k) === t || tagName(k) === `${t}Length` || tagName(k) === t.replace('Image', 'Length')));
+    const thumbs = (['ThumbnailImage', 'PreviewImage', 'JpgFromRaw', 'OtherImage'] as const).filter((t) => Object.keys(tags).some((k) => tagName(k) === t || tagName(k) === `${t}Length` || tagName(k) === t.replace('Image', 'Length')));
     if (thumbs.length) {
       categories.push('thumbnail');
       const differs = await thumbnailDiffers(input, options);
       findings.push(
         differs
-          ? { detector: NAME, severity: 'high', label: 'An embedded thumbnail shows a different picture from the image itself: it may show the original before cropping or editing.', tip: 'Strip the thumbnail: it can reveal what was cut out or changed.' }
-          : { detector: NAME, severity: 'low', label: `An embedded ${thumbs.join(' and ').replace(/Image/g, ' image').toLowerCase()} is present.`, tip: 'Thumbnails are a second copy of the picture that editors often forget to update.' },
+          ? finding(NAME, 'high', 'finding.privacy.thumbnail_differs', undefined, 'tip.privacy.thumbnail_differs')
+          : finding(NAME, 'low', 'finding.privacy.thumbnail', { kinds: listOf(thumbs.map((t) => ({ id: `finding.privacy.part.${t}` })), 'finding.part.and') }, 'tip.privacy.thumbnail'),
       );
     }
 
     // a video's container tags (exiftool's QuickTime group is left out above as technical)
     if (input.probe.kind === 'video') {
       const video = await videoProbeFindings(input, options).catch(() => null);
-      if (!video) findings.push({ detector: NAME, severity: 'info', label: "The video's container tags could not be read; only exiftool's reading was checked." });
+      if (!video) findings.push(finding(NAME, 'info', 'finding.privacy.video_tags_unreadable'));
       for (const f of video?.findings ?? []) {
         const category = video!.categories[video!.findings.indexOf(f)];
         // a position exiftool already found is not reported twice
@@ -200,7 +204,7 @@ export const privacyDetector: Detector<PrivacyVerdict> = {
 
     const highest = findings.reduce<Severity | null>((m, f) => (m === null || RANK[f.severity] > RANK[m] ? f.severity : m), null);
     const exposures = findings.filter((f) => f.severity !== 'info').length;
-    if (!findings.length) findings.push({ detector: NAME, severity: 'info', label: 'No identifying metadata found.' });
+    if (!findings.length) findings.push(finding(NAME, 'info', 'finding.privacy.none'));
     return { verdict: { exposures, highest: exposures ? highest : null, categories, gps }, findings, assets: [] };
   },
 };

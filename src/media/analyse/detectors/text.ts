@@ -4,9 +4,10 @@
 // that names the kind of thing, not its value. Off when the user did not ask for it: then no
 // answer, and a finding says so.
 import type { AnalyseInput, AnalyseOptions, Detector, DetectorResult, Finding } from '../detector.ts';
-import { noAnswer } from '../detector.ts';
+import { finding, noAnswer } from '../detector.ts';
+import { gradeReason } from '../grade.ts';
 import { drawTextRegions } from '../text/draw.ts';
-import { EXPOSURE_TEXT, exposures, type Exposure } from '../text/exposure.ts';
+import { exposureFinding, exposures, type Exposure } from '../text/exposure.ts';
 import type { TextRegion, TextReading } from '../text/types.ts';
 import { overFrames } from '../video/frames.ts';
 import { API_WORDS } from '../api-words.ts';
@@ -32,14 +33,14 @@ export const textDetector: Detector<TextVerdict> = {
     section: 'privacy',
     points: (v) => {
       const said = v?.exposures ?? [];
-      if (said.some((x) => x.severity === 'high')) return [{ points: 2, reason: 'Readable text in the picture exposes its owner (an e-mail address or a phone number).' }];
-      if (said.length) return [{ points: 1, reason: 'Readable text in the picture may identify a person or a place (a plate, a name tag or a street sign).' }];
+      if (said.some((x) => x.severity === 'high')) return [gradeReason(2, 'grade.text.high')];
+      if (said.length) return [gradeReason(1, 'grade.text.medium')];
       return [];
     },
   },
   async run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<TextVerdict>> {
     if (options.text && !options.text.enabled) {
-      return noAnswer(NAME, `Text detection was not asked for ${API_WORDS.textOff}: the text region ${API_WORDS.countNull}.`);
+      return noAnswer(NAME, { id: 'finding.text.off', values: { off: API_WORDS.textOff, count: API_WORDS.countNull } });
     }
     let reading: TextReading;
     let frames: { time_s: number; value: TextReading }[] | null = null;
@@ -52,7 +53,7 @@ export const textDetector: Detector<TextVerdict> = {
       } else reading = await input.text();
     } catch (e) {
       if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
-      return noAnswer(NAME, `Text could not be looked for in this file, so the text region ${API_WORDS.countNoAnswer}.`);
+      return noAnswer(NAME, { id: 'finding.text.failed', values: { count: API_WORDS.countNoAnswer } });
     }
     const found = exposures(reading.regions);
     const verdict: TextVerdict = { region_count: reading.regions.length, regions: reading.regions, text: reading.text, exposures: found };
@@ -65,9 +66,9 @@ export const textDetector: Detector<TextVerdict> = {
     const n = verdict.region_count;
     const findings: Finding[] = [
       n
-        ? { detector: NAME, severity: 'info', label: `${n} line${n === 1 ? '' : 's'} of text found in the picture (the text is in the result).`, tip: `Text in a picture can say more than meant: ${API_WORDS.redactText} to blur it before sharing.` }
-        : { detector: NAME, severity: 'info', label: 'No readable text found.' },
-      ...verdict.exposures.map((x): Finding => ({ detector: 'privacy', severity: x.severity, label: EXPOSURE_TEXT[x.kind].label, tip: EXPOSURE_TEXT[x.kind].tip })),
+        ? finding(NAME, 'info', 'finding.text.found', { count: n }, { id: 'tip.text.found', values: { redact: API_WORDS.redactText } })
+        : finding(NAME, 'info', 'finding.text.none'),
+      ...verdict.exposures.map(exposureFinding),
     ];
     const assets = n && !frames ? [await drawTextRegions(await input.pixels(), reading.regions, options.outDir)] : [];
     return { verdict, findings, assets };

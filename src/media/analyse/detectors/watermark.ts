@@ -4,7 +4,8 @@
 // watermark_flagged is true on any evidence, false only when all three parts answered and
 // found none, and null otherwise, with a finding for each part that could not answer.
 import { c2paOf, type C2paReading } from '../c2pa-reader.ts';
-import type { Detector, DetectorResult, Finding, Tags } from '../detector.ts';
+import { finding, type Detector, type DetectorResult, type Finding, type Tags, type TipMessage } from '../detector.ts';
+import type { MessageId, MessageValue } from '../../../i18n/findings-format.ts';
 import { visibleMarks, type VisibleMark } from '../text/marks.ts';
 import { declaredMarks, type DeclaredMark } from '../watermark/declared.ts';
 import { readInvisible, type InvisibleReading } from '../watermark/invisible.ts';
@@ -24,23 +25,23 @@ export const watermarkDetector: Detector<WatermarkVerdict> = {
   verdictOrder: 90,
   async run(input, options): Promise<DetectorResult<WatermarkVerdict>> {
     const findings: Finding[] = [];
-    const add = (severity: Finding['severity'], label: string, tip?: string) => findings.push({ detector: NAME, severity, label, ...(tip ? { tip } : {}) });
+    const add = (severity: Finding['severity'], id: MessageId, values?: Record<string, MessageValue>, tip?: TipMessage) => findings.push(finding(NAME, severity, id, values, tip));
 
     // (a) invisible: still pictures only; a video's frames are re-encoded, which erases it
     let invisible: InvisibleReading | null = null;
     if (input.probe.kind === 'video') {
-      add('info', 'Invisible watermarks were not checked: the check reads still pictures only.');
+      add('info', 'finding.watermark.invisible_video');
     } else {
       try {
         invisible = readInvisible(await input.pixels());
       } catch {
-        add('info', 'Invisible watermarks could not be checked: the picture could not be decoded.');
+        add('info', 'finding.watermark.invisible_undecodable');
       }
     }
     if (invisible?.mark) {
-      add('medium', `Invisible watermark found: the mark of ${invisible.mark} (${Math.round(invisible.agreement * 100)}% of its bits read right). The picture was most likely made by that generator.`, 'This open watermark is embedded by image generators; it survives saving as PNG but not most resizing or JPEG re-encoding.');
+      add('medium', 'finding.watermark.invisible_found', { mark: invisible.mark, agreement: Math.round(invisible.agreement * 100) }, 'tip.watermark.invisible_found');
     } else if (invisible) {
-      add('info', invisible.too_small ? 'No invisible watermark: the picture is smaller than the known generator marks need (256x256).' : 'No known invisible watermark (of Stable Diffusion 1.x, 2.x or XL) was found.');
+      add('info', invisible.too_small ? 'finding.watermark.invisible_too_small' : 'finding.watermark.invisible_none');
     }
 
     // (b) declared
@@ -49,7 +50,7 @@ export const watermarkDetector: Detector<WatermarkVerdict> = {
     try {
       tags = await input.tags();
     } catch {
-      add('info', 'Declared watermarks could not be checked: the metadata could not be read.');
+      add('info', 'finding.watermark.declared_unreadable');
     }
     if (tags) {
       let c2pa: C2paReading | undefined;
@@ -60,32 +61,32 @@ export const watermarkDetector: Detector<WatermarkVerdict> = {
       }
       declared = declaredMarks(tags, c2pa);
       if (declared.length) {
-        const list = declared.slice(0, 4).map((d) => `${d.field}: ${d.value}`).join('; ') + (declared.length > 4 ? `; and ${declared.length - 4} more` : '');
-        add('low', `The file declares rights or a watermark (${list}).`, 'A rights notice says the picture belongs to someone; it is not a sign of editing.');
+        const marks = declared.slice(0, 4).map((d) => `${d.field}: ${d.value}`).join('; ');
+        add('low', 'finding.watermark.declared', { marks, more: Math.max(0, declared.length - 4) }, 'tip.watermark.declared');
       } else {
-        add('info', 'No rights notice or watermark is declared in the metadata.');
+        add('info', 'finding.watermark.declared_none');
       }
     }
 
     // (c) visible: from the shared OCR reading, when text detection runs
     let visible: VisibleMark[] | null = null;
     if (options.text && !options.text.enabled) {
-      add('info', 'Visible watermarks were not checked: text detection was not asked for.');
+      add('info', 'finding.watermark.visible_off');
     } else {
       try {
         visible = visibleMarks(await input.text());
         // the kind and the place, not the words: read text stays in verdicts only, as in the text check
-        if (visible.length) add('low', `A visible ${visible[0].kind === 'stock_agency' ? 'stock-agency' : 'copyright'} mark is written near the ${visible[0].where} of the picture${visible.length > 1 ? ` (and ${visible.length - 1} more)` : ''}.`);
+        if (visible.length) add('low', 'finding.watermark.visible', { kind: visible[0].kind, where: visible[0].where, more: visible.length - 1 });
       } catch (err) {
         if ((err as { code?: string }).code === 'aborted') throw err;
-        add('info', 'Visible watermarks could not be checked: the text could not be read.');
+        add('info', 'finding.watermark.visible_unreadable');
       }
     }
 
     const evidence = Boolean(invisible?.mark) || Boolean(declared?.length) || Boolean(visible?.length);
     const answered = invisible !== null && declared !== null && visible !== null;
     const flagged = evidence ? true : answered ? false : null;
-    if (flagged === null) add('info', 'Whether the file carries a watermark is not known: part of the check could not answer (see above); this is not a clean result.');
+    if (flagged === null) add('info', 'finding.watermark.unknown');
     return { verdict: { flagged, invisible, declared, visible }, findings, assets: [] };
   },
 };

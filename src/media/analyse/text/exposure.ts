@@ -3,7 +3,7 @@
 // say what sort of thing is readable, and the text itself stays in the verdict alone.
 // Patterns are strict on purpose: OCR of photos reads stray characters, and a false alarm
 // about someone's privacy is worse than useless.
-import type { Severity } from '../detector.ts';
+import { finding, type Finding, type Severity } from '../detector.ts';
 import type { TextRegion } from './types.ts';
 import { API_WORDS } from '../api-words.ts';
 
@@ -16,14 +16,15 @@ export interface Exposure {
   count: number;
 }
 
-export const EXPOSURE_TEXT: Record<ExposureKind, { label: string; tip: string }> = {
-  email: { label: 'An e-mail address is readable in the picture.', tip: `An e-mail address leads straight to its owner: blur or crop it before sharing (${API_WORDS.redactText}).` },
-  phone: { label: 'A phone number is readable in the picture.', tip: `A phone number identifies and reaches its owner: blur or crop it before sharing (${API_WORDS.redactText}).` },
-  handle: { label: 'A social-media handle (@name) is readable in the picture.', tip: 'A handle names an account and so a person: blur or crop it if that matters.' },
-  licence_plate: { label: 'What looks like a licence plate is readable in the picture.', tip: `A plate identifies a vehicle and its owner: blur it before sharing (${API_WORDS.redactText}).` },
-  badge_name: { label: 'A name on a badge or name tag appears to be readable in the picture.', tip: 'Name tags identify the person wearing them: blur them before sharing.' },
-  street_sign: { label: 'A street or place sign is readable in the picture; it can tell where it was taken.', tip: 'Signs place the picture on a map: crop or blur them if the place must stay private.' },
-};
+/** The privacy finding for one kind of exposing text (finding.privacy.readable_<kind>, its tip
+ *  tip.privacy.readable_<kind>): the kind is named, never the text. */
+export function exposureFinding(x: Exposure): Finding {
+  const tip = `tip.privacy.readable_${x.kind}` as const;
+  return finding('privacy', x.severity, `finding.privacy.readable_${x.kind}`, undefined, REDACTABLE.has(x.kind) ? { id: tip, values: { redact: API_WORDS.redactText } } : tip);
+}
+
+/** The kinds whose tip names the redaction option. */
+const REDACTABLE = new Set<ExposureKind>(['email', 'phone', 'licence_plate']);
 
 const SEVERITY: Record<ExposureKind, Severity> = { email: 'high', phone: 'high', handle: 'medium', licence_plate: 'medium', badge_name: 'medium', street_sign: 'medium' };
 

@@ -1,7 +1,8 @@
 // The still-image checks on a video's sampled frames (frames.ts): the forensic maps on each
 // frame, its worst frame giving the verdict, and LSB steganalysis when the codec is lossless
 // (a lossy codec rewrites every low bit, so there LSB figures mean nothing).
-import type { AnalyseInput, AnalyseOptions, Detector, DetectorResult, Finding } from '../detector.ts';
+import { finding, type AnalyseInput, type AnalyseOptions, type Detector, type DetectorResult, type Finding } from '../detector.ts';
+import { say } from '../../../i18n/findings-format.ts';
 import { analyseLsb } from '../steganalysis/index.ts';
 import { losslessVideo, sampledFrames } from './frames.ts';
 
@@ -20,8 +21,11 @@ export async function frameForensics<V extends Scored>(input: AnalyseInput, opti
   const scored = runs.filter((x) => x.r.verdict);
   if (!scored.length) return { verdict: null, findings: runs[0].r.findings, assets: [] };
   const worst = scored.reduce((a, b) => (b.r.verdict!.score > a.r.verdict!.score ? b : a));
-  const at = `At ${worst.time_s.toFixed(2)} s (the frame that stood out most of ${runs.length} sampled): `;
-  const findings: Finding[] = worst.r.findings.map((f) => ({ ...f, label: at + f.label[0].toLowerCase() + f.label.slice(1) }));
+  // each of the worst frame's findings, said of that frame
+  const findings: Finding[] = worst.r.findings.map((f) => {
+    const at = say('finding.video.worst_frame', { time: worst.time_s.toFixed(2), sampled: runs.length, finding: { ...f.message, midSentence: true } });
+    return { ...f, label: at.text, message: at.message };
+  });
   const list = runs.map((x) => ({ time_s: x.time_s, keyframe: x.keyframe, score: x.r.verdict?.score ?? null, verdict: x.r.verdict?.verdict ?? null }));
   return { verdict: { ...worst.r.verdict!, frames: list, worst_frame_s: worst.time_s }, findings, assets: worst.r.assets };
 }
@@ -42,7 +46,7 @@ const round = (n: number) => Math.round(n * 1000) / 1000;
 export async function frameSteganalysis(input: AnalyseInput, options: AnalyseOptions): Promise<{ lsb: FrameLsb | null; findings: Finding[] }> {
   const NAME = 'hidden_content';
   if (!(await losslessVideo(input, options))) {
-    return { lsb: null, findings: [{ detector: NAME, severity: 'info', label: 'The video is lossy: its frames were not checked for LSB steganography (a lossy codec rewrites every low bit).' }] };
+    return { lsb: null, findings: [finding(NAME, 'info', 'finding.hidden_content.video_lossy')] };
   }
   const frames = await sampledFrames(input, options);
   let best: ReturnType<typeof analyseLsb> | undefined;
@@ -56,7 +60,7 @@ export async function frameSteganalysis(input: AnalyseInput, options: AnalyseOpt
     if (v.suspected) hits++;
     if (!best || (v.rate ?? -1) > (best.rate ?? -1)) best = v;
   }
-  if (!best) return { lsb: null, findings: [{ detector: NAME, severity: 'info', label: 'No frame of the video could be decoded for steganalysis.' }] };
+  if (!best) return { lsb: null, findings: [finding(NAME, 'info', 'finding.hidden_content.video_no_frame')] };
   const lsb: FrameLsb = {
     suspected: hits > 0 ? true : answered ? false : null,
     payload_bpp: best.rate === null ? null : round(best.rate),
@@ -66,8 +70,8 @@ export async function frameSteganalysis(input: AnalyseInput, options: AnalyseOpt
     frames_suspected: hits,
   };
   const findings: Finding[] = [];
-  if (hits) findings.push({ detector: NAME, severity: 'high', label: `LSB steganography suspected in ${hits} of ${checked} sampled frames of this lossless video (up to about ${lsb.payload_bpp} bits per pixel).`, tip: 'A lossless video is an unusual choice outside editing; a message may be hidden in the lowest bit of its frames.' });
-  else if (answered) findings.push({ detector: NAME, severity: 'info', label: `No sign of LSB replacement in ${checked} sampled frames of this lossless video.` });
-  else findings.push({ detector: NAME, severity: 'info', label: 'LSB steganalysis gave no answer on the sampled frames (too small or too flat).' });
+  if (hits) findings.push(finding(NAME, 'high', 'finding.hidden_content.video_lsb_suspected', { hits, checked, payload: String(lsb.payload_bpp) }, 'tip.hidden_content.video_lsb_suspected'));
+  else if (answered) findings.push(finding(NAME, 'info', 'finding.hidden_content.video_lsb_none', { checked }));
+  else findings.push(finding(NAME, 'info', 'finding.hidden_content.video_lsb_no_answer'));
   return { lsb, findings };
 }
