@@ -31,6 +31,22 @@ test.after.always(async () => {
   await Promise.all([pgc?.stop(), swift?.stop()]);
 });
 
+/** Each instance's recent output (log lines at warn, exit), by URL: a request that fails without
+ *  an answer (the connection dropped) says what its instance printed, not only "fetch failed". */
+const OUTPUT = new Map<string, string>();
+const KEEP_OUTPUT = 16 * 1024;
+
+/** fetch, whose failure to get any answer names the request, its cause and its instance's output. */
+async function fetchOn(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
+    const out = OUTPUT.get(new URL(url).origin);
+    throw new Error(`${init?.method ?? 'GET'} ${new URL(url).pathname}: no answer (${cause?.code ?? ''} ${cause?.message ?? (err as Error).message})${out ? `; the instance printed:\n${out}` : ''}`, { cause: err });
+  }
+}
+
 interface Instance {
   url: string;
   child: ChildProcess;
@@ -50,8 +66,13 @@ async function instance(engines: { db: string; bucket: string }, env: Record<str
     OBSCURA_SWEEP_INTERVAL: '1s',
     ...env,
   });
+  const url = `http://127.0.0.1:${port}`;
+  const keep = (text: string) => OUTPUT.set(url, ((OUTPUT.get(url) ?? '') + text).slice(-KEEP_OUTPUT));
+  child.stdout!.on('data', (c) => keep(String(c)));
+  child.stderr!.on('data', (c) => keep(String(c)));
+  child.on('exit', (code, signal) => keep(`[exited: ${code ?? signal}]\n`));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     child,
     async stop() {
       child.kill('SIGKILL');
@@ -79,17 +100,17 @@ async function keyOn(db: string): Promise<string> {
 }
 
 const call = async (base: string, key: string, method: string, p: string, body?: unknown) => {
-  const r = await fetch(`${base}${p}`, { method, headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetchOn(`${base}${p}`, { method, headers: { 'X-Api-Key': key, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await r.text();
   return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : undefined };
 };
 
 const upload = async (base: string, key: string, uid: string, step: number, name: string, bytes: Buffer) => {
-  const r = await fetch(`${base}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
+  const r = await fetchOn(`${base}/api/upload`, { method: 'POST', headers: { 'X-Api-Key': key, 'X-Upload-Uid': uid, 'X-Upload-Step': String(step), 'X-Filename': name }, body: bytes });
   if (r.status !== 201) throw new Error(`upload ${r.status} ${await r.text()}`);
 };
 
-const download = async (base: string, key: string, p: string) => Buffer.from(await (await fetch(`${base}${p}`, { headers: { 'X-Api-Key': key } })).arrayBuffer());
+const download = async (base: string, key: string, p: string) => Buffer.from(await (await fetchOn(`${base}${p}`, { headers: { 'X-Api-Key': key } })).arrayBuffer());
 
 test.serial('a TUS upload whose chunks alternate between two instances arrives whole; a job started on one runs on the other, and a long poll on the first answers when it ends', async (t) => {
   t.timeout(180_000);
@@ -101,7 +122,7 @@ test.serial('a TUS upload whose chunks alternate between two instances arrives w
 
   const session = (await call(front.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
   const video = makeVideo({ seconds: 3, width: 320, height: 240 });
-  const created = await fetch(`${front.url}/api/tus`, {
+  const created = await fetchOn(`${front.url}/api/tus`, {
     method: 'POST',
     headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Length': String(video.length), 'Upload-Metadata': `upload_uid ${Buffer.from(session).toString('base64')},step ${Buffer.from('1').toString('base64')},filename ${Buffer.from('clip.mp4').toString('base64')}` },
   });
@@ -111,13 +132,13 @@ test.serial('a TUS upload whose chunks alternate between two instances arrives w
   for (let i = 0, offset = 0; offset < video.length; i++) {
     const base = i % 2 === 0 ? worker.url : front.url; // every other chunk through the other instance
     const part = video.subarray(offset, offset + chunk);
-    const r = await fetch(`${base}/api/tus/${id}`, { method: 'PATCH', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: part });
+    const r = await fetchOn(`${base}/api/tus/${id}`, { method: 'PATCH', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: part });
     t.is(r.status, 204, `chunk ${i} on ${i % 2 === 0 ? 'the worker' : 'the front'}`);
     offset += part.length;
     t.is(r.headers.get('upload-offset'), String(offset));
   }
   for (const base of [front.url, worker.url]) {
-    const head = await fetch(`${base}/api/tus/${id}`, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
+    const head = await fetchOn(`${base}/api/tus/${id}`, { method: 'HEAD', headers: { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' } });
     t.is(head.headers.get('upload-offset'), String(video.length));
   }
 
@@ -291,10 +312,10 @@ test.serial('moving off the embedded default: engine copy-accounts carries accou
   const app = await instance(e);
   t.teardown(() => app.stop());
   for (const [i, key] of keys.entries()) t.like((await call(app.url, key, 'GET', '/api/account')).body, { email: people[i], verified: true });
-  const page = await fetch(`${app.url}/sign-in`);
+  const page = await fetchOn(`${app.url}/sign-in`);
   const cookie = page.headers.get('set-cookie')!.split(';')[0];
   const csrf = /name="csrf" value="([^"]+)"/.exec(await page.text())![1];
-  const signIn = await fetch(`${app.url}/sign-in`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, method: 'password', email: people[0], password: 'a password that moves' }) });
+  const signIn = await fetchOn(`${app.url}/sign-in`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, method: 'password', email: people[0], password: 'a password that moves' }) });
   t.is(signIn.status, 303, 'the web password moved too');
 });
 
@@ -367,7 +388,7 @@ test.serial('a TUS upload resumed on another instance while its broken PATCH sti
   const session = (await call(a.url, key, 'POST', '/api/convert/session', {})).body.upload_uid;
   const data = payload(3 * 1024 * 1024);
   const tus = { 'X-Api-Key': key, 'Tus-Resumable': '1.0.0' };
-  const created = await fetch(`${a.url}/api/tus`, {
+  const created = await fetchOn(`${a.url}/api/tus`, {
     method: 'POST',
     headers: { ...tus, 'Upload-Length': String(data.length), 'Upload-Metadata': `upload_uid ${Buffer.from(session).toString('base64')},step ${Buffer.from('1').toString('base64')},filename ${Buffer.from('big.bin').toString('base64')}` },
   });
@@ -387,13 +408,13 @@ test.serial('a TUS upload resumed on another instance while its broken PATCH sti
   // the client comes back through the balancer to the other instance: without a word to the first,
   // this HEAD would wait out tus's 30 s lock timeout and fail
   const began = Date.now();
-  const head = await fetch(`${b.url}${path}`, { method: 'HEAD', headers: tus });
+  const head = await fetchOn(`${b.url}${path}`, { method: 'HEAD', headers: tus });
   t.is(head.status, 200);
   t.log(`HEAD on the other instance answered after ${Date.now() - began} ms`);
   const offset = Number(head.headers.get('upload-offset'));
   t.true(offset >= 0 && offset <= 1024 * 1024, `offset ${offset}`);
   t.not(await ended, 0, 'the stalled request was ended by its instance');
-  const rest = await fetch(`${b.url}${path}`, { method: 'PATCH', headers: { ...tus, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: data.subarray(offset) });
+  const rest = await fetchOn(`${b.url}${path}`, { method: 'PATCH', headers: { ...tus, 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: data.subarray(offset) });
   t.is(rest.status, 204);
   t.is(rest.headers.get('upload-offset'), String(data.length));
 });
@@ -422,7 +443,7 @@ test.serial('an analysis across instances: started on a front end, run by the ot
     t.true(ai.assets.length > 0);
     for (const a of [...ai.assets, ...small.assets]) {
       t.true(a.download_url.startsWith(base), 'each instance hands out its own URLs');
-      const res = await fetch(a.download_url, { headers: { 'X-Api-Key': key } });
+      const res = await fetchOn(a.download_url, { headers: { 'X-Api-Key': key } });
       t.is(res.status, 200, a.category);
       t.true((await res.arrayBuffer()).byteLength > 0);
     }
