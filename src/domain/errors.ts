@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'gone'
   | 'length_required'
   | 'too_large'
+  | 'range_not_satisfiable'
   | 'unsupported_media'
   | 'rate_limited'
   | 'unavailable'

@@ -16,8 +16,7 @@ export function ok(view: View): CallToolResult {
 export function failed(call: ToolCall, err: unknown): CallToolResult {
   let body: View;
   if (err instanceof AppError) {
-    const { status_override: _s, ...details } = err.details ?? {};
-    body = { error: err.code, message: err.message, ...details };
+    body = { error: err.code, message: err.message, ...err.details };
   } else {
     const id = call.ctx.state.requestId;
     call.deps.log.error({ req_id: id, err }, 'tool failed unexpectedly');

@@ -13,6 +13,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   gone: 410,
   length_required: 411,
   too_large: 413,
+  range_not_satisfiable: 416,
   unsupported_media: 415,
   rate_limited: 429,
   unavailable: 503,
@@ -50,9 +51,8 @@ export function errorBoundary(log: Logger): Mw {
     } catch (err) {
       const e = err as { status?: number; expose?: boolean; message?: string; headers?: Record<string, string> };
       if (err instanceof AppError) {
-        const { status_override, ...details } = err.details ?? {};
-        ctx.status = typeof status_override === 'number' ? status_override : STATUS_OF[err.kind];
-        ctx.body = { error: err.code, message: err.message, ...details };
+        ctx.status = STATUS_OF[err.kind];
+        ctx.body = { error: err.code, message: err.message, ...err.details };
       } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
         ctx.status = e.status;
         ctx.body = { error: DEFAULT_CODE[e.status] ?? 'bad_request', message: e.message ?? 'Bad request.' };

@@ -89,8 +89,7 @@ export function refusedNotice(ctx: Ctx, err: unknown, fieldOf: FieldOf = fieldBy
 export function statusOf(ctx: Ctx, err: AppError): number {
   const retry = err.details?.retry_after;
   if (typeof retry === 'number') ctx.set('Retry-After', String(retry));
-  const override = err.details?.status_override;
-  return typeof override === 'number' ? override : STATUS_OF[err.kind];
+  return STATUS_OF[err.kind];
 }
 
 export function webErrors(log: Logger): Mw {
