@@ -125,7 +125,7 @@ function derive(r: Parsed, c2paTrustAnchors: string) {
     /** The onion origin announced in clearnet answers' Onion-Location, when one was named. */
     onionLocation: onion && new URL(onion).hostname.endsWith('.onion') ? onion : undefined,
     masterKey: { file: path.resolve(path.resolve(r.OBSCURA_DATA_DIR), r.OBSCURA_MASTER_KEY_FILE ?? 'master.key') },
-    /** Files a reveal may give back: as many as a hide takes. */
+    /** The largest video frame; the files a reveal may give back: as many as a hide takes. */
     media: { maxVideoWidth, maxVideoHeight, maxRevealFiles: r.OBSCURA_SESSION_MAX_FILES },
     /** Memory this instance's media work may hold at once, and one job of it (with the setting that sets it, named in refusals). */
     memory: { budget, perJob: memoryPerJob(r, budget) },
