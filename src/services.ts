@@ -28,6 +28,7 @@ import { createLogger, type Logger } from './log.ts';
 import { Metrics } from './metrics.ts';
 import { countedBlobStore } from './store/blobs/counted-store.ts';
 import { WorkerPool } from './queue/worker-pool.ts';
+import type { MediaEngine } from './domain/media-engine.ts';
 import type { BlobStore } from './domain/ports.ts';
 import { EncryptedFileStore } from './store/blobs/encrypted-file-store.ts';
 import { MasterKey, MasterKeyError, otherMasterKey } from './store/master-key.ts';
@@ -94,6 +95,8 @@ export interface ServicesOptions {
    * no new master key or database (see src/admin/where.ts).
    */
   alongside?: boolean;
+  /** Where jobs run their media work; the worker pool unless given (a test's engine that needs no threads). */
+  mediaEngine?: MediaEngine;
 }
 
 export async function createServices(config: Config, opts: ServicesOptions = {}): Promise<Services> {
@@ -144,7 +147,7 @@ export async function createServices(config: Config, opts: ServicesOptions = {})
     uploads,
     blobs,
     sealer,
-    pool,
+    engine: opts.mediaEngine ?? pool,
     scratch,
     log,
     limits: config.jobs,

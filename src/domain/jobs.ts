@@ -1,11 +1,10 @@
 // The job engine shared by the four products. A job is a row with a state machine
 // (queued -> processing -> completed | partial | failed), so it survives a restart: a job
 // caught mid-run is run again, from the start, after its half-made results are removed.
-// Each product adds one Runner; runners do their media work on the worker pool.
+// Each product adds one Runner; runners do their media work on the MediaEngine (the worker pool).
 import type { Readable } from 'node:stream';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
-import type { WorkerPool } from '../queue/worker-pool.ts';
 import { JobPump } from '../queue/job-pump.ts';
 import type {
   Account,
@@ -26,6 +25,8 @@ import type {
   Scratch,
 } from './ports.ts';
 import { AppError } from './errors.ts';
+import { RunStop } from './job-stop.ts';
+import type { MediaEngine } from './media-engine.ts';
 import { newId } from './ids.ts';
 import type { Sessions } from './sessions.ts';
 import type { Uploads } from './uploads.ts';
@@ -51,7 +52,8 @@ export interface JobContext {
   inputs: UploadRow[];
   /** Fires at the job's time limit, or when the service stops. */
   signal: AbortSignal;
-  pool: WorkerPool;
+  /** Where the media work runs (the worker pool). */
+  engine: MediaEngine;
   scratch: Scratch;
   uploads: Uploads;
   /** Reports progress (0..1) and a message without file names. */
@@ -84,7 +86,7 @@ export interface Runner {
   /** Which session types this product's jobs run on. */
   sessionTypes: readonly SessionType[];
   /** Checks the start request (422 for unknown or bad options); returns the options to keep. */
-  validate(body: Record<string, unknown>, session: SessionRow, inputs: UploadRow[], ctx: { pool: WorkerPool; scratch: Scratch }): Promise<Record<string, unknown>>;
+  validate(body: Record<string, unknown>, session: SessionRow, inputs: UploadRow[], ctx: { engine: MediaEngine; scratch: Scratch }): Promise<Record<string, unknown>>;
   /** Options erased when the job finishes (a passphrase lives only while the job may run). */
   secretOptions?: readonly string[];
   run(ctx: JobContext): Promise<RunOutcome>;
@@ -117,12 +119,12 @@ export class Jobs {
   readonly #uploads: Uploads;
   readonly #blobs: BlobStore;
   readonly #sealer: Sealer;
-  readonly #pool: WorkerPool;
+  readonly #engine: MediaEngine;
   readonly #scratch: Scratch;
   readonly #log: Logger;
   readonly limits: JobLimits;
   readonly #runners = new Map<Product, Runner>();
-  readonly #running = new Map<string, AbortController>();
+  readonly #running = new Map<string, RunStop>();
   readonly #pump: JobPump<JobRow>;
   #stopHearing: (() => void) | undefined;
   readonly #queue: JobQueue;
@@ -141,7 +143,7 @@ export class Jobs {
     uploads: Uploads;
     blobs: BlobStore;
     sealer: Sealer;
-    pool: WorkerPool;
+    engine: MediaEngine;
     scratch: Scratch;
     log: Logger;
     limits: JobLimits;
@@ -156,7 +158,7 @@ export class Jobs {
     this.#uploads = opts.uploads;
     this.#blobs = opts.blobs;
     this.#sealer = opts.sealer;
-    this.#pool = opts.pool;
+    this.#engine = opts.engine;
     this.#scratch = opts.scratch;
     this.#log = opts.log;
     this.limits = opts.limits;
@@ -206,7 +208,7 @@ export class Jobs {
   /** Stops taking work; running jobs are stopped and given back to the queue. */
   async stop(): Promise<void> {
     this.#stopHearing?.();
-    for (const ac of this.#running.values()) ac.abort('shutdown');
+    for (const run of this.#running.values()) run.stop('shutdown');
     await this.#pump.stop();
   }
 
@@ -227,7 +229,7 @@ export class Jobs {
     const inputs = await this.#inputs(session);
     if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
     const { upload_uid: _u, expiry: _e, ...rest } = body;
-    const options = await runner.validate(rest, session, inputs, { pool: this.#pool, scratch: this.#scratch });
+    const options = await runner.validate(rest, session, inputs, { engine: this.#engine, scratch: this.#scratch });
     const now = Date.now();
     const job: JobRow = {
       id: newId('job', 16),
@@ -311,14 +313,14 @@ export class Jobs {
   // ---- running --------------------------------------------------------------
 
   async #execute(job: JobRow): Promise<void> {
-    const ac = new AbortController();
-    this.#running.set(job.id, ac);
-    const timer = setTimeout(() => ac.abort('time_limit'), this.limits.timeLimitMs);
+    const run = new RunStop();
+    this.#running.set(job.id, run);
+    const timer = setTimeout(() => run.stop('time_limit'), this.limits.timeLimitMs);
     // the lease is renewed while the job runs; lost (this instance stalled past it and another
     // took the job over), this run stops and leaves the job to its new holder
     const renewal = setInterval(() => {
       this.#queue.renew(job.id, this.#owner, this.limits.leaseMs, Date.now()).then(
-        (held) => held || ac.abort('lease_lost'),
+        (held) => held || run.stop('lease_lost'),
         (err) => this.#log.warn({ err, job: job.id }, 'lease renewal failed'),
       );
     }, Math.max(200, Math.floor(this.limits.leaseMs / 3)));
@@ -350,8 +352,8 @@ export class Jobs {
         session,
         options: sealed.options,
         inputs,
-        signal: ac.signal,
-        pool: this.#pool,
+        signal: run.signal,
+        engine: this.#engine,
         scratch: this.#scratch,
         uploads: this.#uploads,
         progress: (fraction, message) => {
@@ -366,16 +368,18 @@ export class Jobs {
       };
       const outcome = await runner.run(ctx);
       await writes;
-      if (ac.signal.aborted) throw ac.signal.reason;
+      // stopped while the runner ended (an engine that finished as the signal fired): the stop decides
+      if (run.reason) throw run.signal.reason;
       await this.#finish(job, outcome);
     } catch (err) {
       await writes;
-      if (ac.signal.reason === 'lease_lost') {
+      const reason = run.reason;
+      if (reason === 'lease_lost') {
         this.#log.warn({ job: job.id }, 'lease lost: another instance runs this job now');
-      } else if (ac.signal.reason === 'shutdown') {
+      } else if (reason === 'shutdown') {
         await this.#discardAssets(job.id);
         if (await this.#queue.finish(job.id, this.#owner, { state: 'queued', progress: 0, progressMessage: 'Queued again: the service restarted.' })) await this.#queued();
-      } else if (ac.signal.reason === 'time_limit') {
+      } else if (reason === 'time_limit') {
         await this.#discardAssets(job.id);
         const minutes = Math.round(this.limits.timeLimitMs / 60_000);
         await this.#finish(job, {
@@ -385,6 +389,7 @@ export class Jobs {
           report: {},
         });
       } else {
+        reason satisfies undefined; // every StopReason has its branch above
         this.#log.error({ err, job: job.id }, 'job failed unexpectedly');
         await this.#discardAssets(job.id).catch(() => {});
         await this.#finish(job, { state: 'failed', message: 'The job failed on our side; it may succeed if you start it again.', error: 'internal_error', report: {} });

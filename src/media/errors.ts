@@ -34,6 +34,15 @@ export function isMediaError(e: unknown, code?: MediaErrorCode): e is MediaError
   return e instanceof MediaError && (code === undefined || e.code === code);
 }
 
+/**
+ * Whether a failure is a stop (the job's signal fired), whichever layer threw it: a MediaError,
+ * or the pool's error for a task it stopped. A stop is passed on, never turned into a finding
+ * or a file's error; the job decides what a stop means (domain/job-stop.ts).
+ */
+export function isAborted(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'aborted';
+}
+
 export function abortedError(): MediaError {
   return new MediaError('aborted', 'The job was cancelled.');
 }

@@ -6,13 +6,12 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import { MediaError, throwIfAborted } from './errors.ts';
 import type { MediaLimits } from './limits.ts';
+import { FORMAT_NAME, article } from './format-names.ts';
 import {
-  FORMAT_LABEL,
   IMAGE_MIME,
   SNIFF_BYTES,
   VIDEO_DEMUXER,
   VIDEO_MIME,
-  article,
   isRefused,
   sniff,
   type ImageFormat,
@@ -184,7 +183,7 @@ export function probesInMemory(s: Sniffed | Refused | undefined): boolean {
 // ---- images ---------------------------------------------------------------------------
 
 async function probeImage(input: string | Buffer, format: ImageFormat, limits: MediaLimits, opts: ProbeOptions): Promise<DetailedProbe> {
-  const label = FORMAT_LABEL[format];
+  const label = FORMAT_NAME[format];
   let d: ImageDetail;
   if (SHARP_FORMATS.has(format)) d = await sharpHeader(input, format, label);
   else if (format === 'bmp') d = bmpDetail(typeof input === 'string' ? (await readHead(input, 64)).head : input.subarray(0, 64));
@@ -198,7 +197,7 @@ async function probeImage(input: string | Buffer, format: ImageFormat, limits: M
 export function imageProbe(d: ImageDetail, limits: MediaLimits): DetailedProbe {
   const format = d.format;
   // a tool that read 0 (or nothing) for a side read a damaged header; a huge side is the limit's
-  if (!(d.storedWidth >= 1 && d.storedHeight >= 1)) throw corruptImage(FORMAT_LABEL[format]);
+  if (!(d.storedWidth >= 1 && d.storedHeight >= 1)) throw corruptImage(FORMAT_NAME[format]);
   checkPixels(d.storedWidth, d.storedHeight, limits);
   const animated = d.pages > 1 && format !== 'tiff';
   if (animated) checkFrames(d.pages, limits);
@@ -247,7 +246,7 @@ async function heifHeader(path: string, opts: ProbeOptions, limits: MediaLimits)
 
 /** Reads heif-info's report (exit code, stdout, stderr). Pure, so it is fuzzed without the tool. */
 export function heifDetail(code: number, out: string, stderr: string, limits: MediaLimits): ImageDetail {
-  const label = FORMAT_LABEL.heic;
+  const label = FORMAT_NAME.heic;
   // "image: 4032x3024 (id=1), primary" — libheif's size with irot/imir applied.
   const m = /^image: (\d+)x(\d+) \(id=\d+\), primary/m.exec(out);
   // libheif refuses sizes past its own security limit before we see them: still a size limit.
@@ -275,7 +274,7 @@ async function jxlHeader(path: string, opts: ProbeOptions): Promise<ImageDetail>
 
 /** Reads jxlinfo's report (exit code, stdout). Pure, so it is fuzzed without the tool. */
 export function jxlDetail(code: number, out: string): ImageDetail {
-  const label = FORMAT_LABEL.jxl;
+  const label = FORMAT_NAME.jxl;
   // "JPEG XL image, 1920x1440, lossy, 8-bit RGB" — jxlinfo reads headers, not pixels.
   const m = /^JPEG XL (image|animation), (\d+)x(\d+)/m.exec(out);
   if (code !== 0 || !m) throw corruptImage(label);
@@ -292,7 +291,7 @@ export function jxlDetail(code: number, out: string): ImageDetail {
 
 /** Reads a BMP's header (its first 64 bytes). Pure, so it is fuzzed on its own. */
 export function bmpDetail(head: Buffer): ImageDetail {
-  const label = FORMAT_LABEL.bmp;
+  const label = FORMAT_NAME.bmp;
   if (head.length < 26) throw corruptImage(label);
   const dib = head.readUInt32LE(14);
   let w: number, h: number, bpp: number, compression = 0;
@@ -378,7 +377,7 @@ async function probeVideo(path: string, format: VideoFormat, limits: MediaLimits
 
 /** The limits checked against what ffprobe found; the public Probe of it. Pure. */
 export function videoProbe(info: FfprobeOutput | undefined, format: VideoFormat, limits: MediaLimits): DetailedProbe {
-  const label = FORMAT_LABEL[format];
+  const label = FORMAT_NAME[format];
   const demuxer = VIDEO_DEMUXER[format];
   if (!info) throw corruptVideo(label);
   const streams = info.streams ?? [];

@@ -63,31 +63,6 @@ export const VIDEO_DEMUXER: Record<VideoFormat, string> = {
   mxf: 'mxf',
 };
 
-/** Names users know formats by, for messages. */
-export const FORMAT_LABEL: Record<ImageFormat | VideoFormat, string> = {
-  jpeg: 'JPEG',
-  png: 'PNG',
-  webp: 'WebP',
-  avif: 'AVIF',
-  heic: 'HEIC',
-  jxl: 'JPEG XL',
-  gif: 'GIF',
-  tiff: 'TIFF',
-  bmp: 'BMP',
-  mp4: 'MP4',
-  mov: 'QuickTime (MOV)',
-  '3gp': '3GP',
-  mkv: 'Matroska (MKV)',
-  webm: 'WebM',
-  avi: 'AVI',
-  mpegts: 'MPEG-TS',
-  mpeg: 'MPEG',
-  ogg: 'Ogg',
-  flv: 'Flash video (FLV)',
-  asf: 'Windows Media (ASF/WMV)',
-  mxf: 'MXF',
-};
-
 const image = (format: ImageFormat): Sniffed => ({ kind: 'image', format, mime: IMAGE_MIME[format] });
 const video = (format: VideoFormat): Sniffed => ({ kind: 'video', format, mime: VIDEO_MIME[format] });
 const refused = (known: string): Refused => ({ known, allowed: false });
@@ -194,14 +169,6 @@ export function sniff(b: Buffer): Sniffed | Refused | undefined {
   if (/^<!doctype html|^<html/i.test(text)) return refused('HTML page');
   if (/^<\?xml/.test(text)) return refused('XML document');
   return undefined;
-}
-
-/** "a" or "an" before a format's name, as it is read out ("an MP4", "a PNG", "an AVIF"). */
-export function article(label: string): string {
-  const word = label.split(/\s/)[0];
-  if (/^[aeiou]/i.test(word) && !/^(uni|eu)/i.test(word)) return 'an';
-  if (/^[A-Z0-9][A-Z0-9-]+$/.test(word) && /^[FHLMNRSX]/.test(word)) return 'an';
-  return 'a';
 }
 
 export function isRefused(s: Sniffed | Refused | undefined): s is Refused {

@@ -5,7 +5,8 @@
 // the error's class only, as its text may quote the file. A task asks the pool for its memory
 // (the estimate from its probe) before its heavy work, and waits until the instance's memory
 // budget has room for it; what it holds is freed when it ends, however it ends.
-import { MessagePort, Worker, type Transferable } from 'node:worker_threads';
+import { MessagePort, Worker } from 'node:worker_threads';
+import type { EngineRunOptions, MediaEngine } from '../domain/media-engine.ts';
 import type { Logger } from '../log.ts';
 import { MemoryBudget, type Reservation } from './memory-budget.ts';
 import { TaskError } from './task-error.ts';
@@ -15,12 +16,8 @@ export { TaskError } from './task-error.ts';
 
 export type { EngineName, Task, TaskArgs, TaskResult } from './tasks.ts';
 
-export interface RunOptions {
-  signal?: AbortSignal;
-  onProgress?: (fraction: number) => void;
-  /** Objects in the args moved to the worker rather than copied (a MessagePort, say). */
-  transfer?: Transferable[];
-}
+/** signal, onProgress, and `transfer`: objects in the args moved to the worker rather than copied. */
+export type RunOptions = EngineRunOptions;
 
 
 type FromWorker =
@@ -53,7 +50,8 @@ const ABORT_GRACE_MS = 3000;
 /** What the job of a task whose worker died says: stable, and nothing of the error's own text. */
 export const WORKER_STOPPED = { code: 'worker_stopped', message: 'The worker stopped while processing this file. Nothing of it was kept; the file may be too large or damaged in a way the tools cannot handle.' };
 
-export class WorkerPool {
+/** The MediaEngine the service runs: every task on a worker thread. */
+export class WorkerPool implements MediaEngine {
   readonly #entry: URL;
   readonly #workerData: unknown;
   readonly #size: number;

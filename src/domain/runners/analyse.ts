@@ -7,8 +7,8 @@ import type { MediaLimits } from '../../media/limits.ts';
 import { finding, type Finding } from '../../media/analyse/detector.ts';
 import { API_WORDS } from '../../media/analyse/api-words.ts';
 import type { FileAnalysis } from '../../media/analyse/index.ts';
-import { TaskError } from '../../queue/worker-pool.ts';
 import { AppError } from '../errors.ts';
+import { jobFailure } from '../media-engine.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import type { Uploads } from '../uploads.ts';
@@ -83,7 +83,7 @@ export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2p
             const outDir = path.join(dir, 'out');
             await mkdir(outDir, { mode: 0o700 });
             await toScratch(ctx.uploads, upload, input);
-            const r = await ctx.pool.run(
+            const r = await ctx.engine.run(
               {
                 engine: 'analyse',
                 args: {
@@ -110,7 +110,7 @@ export function analyseRunner(deps: { uploads: Uploads; limits: MediaLimits; c2p
           files.push(entry);
         } catch (err) {
           if (ctx.signal.aborted) throw err;
-          files.push({ name, ok: false, ...(err instanceof TaskError ? { error: err.code, message: err.message } : { error: 'internal_error', message: 'The analysis failed on our side.' }) });
+          files.push({ name, ok: false, ...jobFailure(err, 'The analysis failed on our side.') });
         }
       }
       const failed = files.filter((f) => !f.ok).length;

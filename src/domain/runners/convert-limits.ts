@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, probesInMemory, sniff } from '../../media/probe.ts';
-import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
 import type { UploadRow, Scratch } from '../ports.ts';
 import { AppError } from '../errors.ts';
+import { engineFailure, type MediaEngine } from '../media-engine.ts';
 import type { Uploads } from '../uploads.ts';
 import { toMemory } from './input-bytes.ts';
 import { toScratch } from './scratch-io.ts';
@@ -34,11 +34,11 @@ export async function refuseOverLimits(
   deps: { uploads: Uploads; limits: MediaLimits },
   file: { input: UploadRow; index: number; head: Buffer<ArrayBuffer> },
   options: ConvertOptions,
-  ctx: { pool: WorkerPool; scratch: Scratch },
+  ctx: { engine: MediaEngine; scratch: Scratch },
 ): Promise<void> {
   const { input, head } = file;
   const check = (bytes: string | Buffer<ArrayBuffer>) =>
-    ctx.pool.run({ engine: 'convertCheck', args: { input: bytes, options, limits: deps.limits } }, { transfer: typeof bytes === 'string' ? undefined : [bytes.buffer] });
+    ctx.engine.run({ engine: 'convertCheck', args: { input: bytes, options, limits: deps.limits } }, { transfer: typeof bytes === 'string' ? undefined : [bytes.buffer] });
   try {
     const whole = head.length >= input.size;
     const kind = sniff(head.subarray(0, SNIFF_BYTES));
@@ -46,7 +46,7 @@ export async function refuseOverLimits(
       try {
         return await check(head);
       } catch (err) {
-        if (whole || (err instanceof TaskError && REFUSED.has(err.code))) throw err;
+        if (whole || REFUSED.has(engineFailure(err)?.error ?? '')) throw err;
         /* a header past the first MiB: the whole file, below */
       }
     }
@@ -57,7 +57,8 @@ export async function refuseOverLimits(
       await check(path);
     });
   } catch (err) {
-    if (!(err instanceof TaskError)) throw err;
-    if (REFUSED.has(err.code)) throw new AppError('invalid', err.code, `File ${file.index + 1} (${deps.uploads.nameOf(input)}): ${err.message}`);
+    const f = engineFailure(err);
+    if (!f) throw err;
+    if (REFUSED.has(f.error)) throw new AppError('invalid', f.error, `File ${file.index + 1} (${deps.uploads.nameOf(input)}): ${f.message}`);
   }
 }

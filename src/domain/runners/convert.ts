@@ -8,9 +8,9 @@ import { parseConvertOptions, type ConvertOptions } from '../../media/convert/op
 import type { MediaLimits } from '../../media/limits.ts';
 import { decodesFromMemory } from '../../media/convert/backends/sharp.ts';
 import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
-import { TaskError } from '../../queue/worker-pool.ts';
 import type { SessionRow, UploadRow } from '../ports.ts';
 import { AppError } from '../errors.ts';
+import { jobFailure } from '../media-engine.ts';
 import { readHead, refuseOverLimits } from './convert-limits.ts';
 import { readInput } from './input-bytes.ts';
 import { fromScratch } from './scratch-io.ts';
@@ -71,7 +71,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
             await mkdir(outDir, { mode: 0o700 });
             const bytes = await readInput(ctx.uploads, input, inPath, decodesFromMemory);
             // the worker's "done" (f = 1) is not written: the next file's start, or the job's end, follows at once
-            const r = await ctx.pool.run(
+            const r = await ctx.engine.run(
               { engine: 'convert', args: { input: bytes, outDir, options, limits: deps.limits, cpuBudgetMs: deps.cpuBudgetMs } },
               { signal: ctx.signal, onProgress: (f) => f < 1 && ctx.progress((i + f) / n, `Converting ${label}.`), transfer: typeof bytes === 'string' ? undefined : [bytes.buffer] },
             );
@@ -114,8 +114,7 @@ function redactionSummary(count: { faces: number; text: number }, options: Conve
 }
 
 function failureOf(input: UploadRow, name: string, err: unknown): FileFailure {
-  if (err instanceof TaskError) return { storage_uid: input.id, name, error: err.code, message: err.message };
-  return { storage_uid: input.id, name, error: 'internal_error', message: 'The file could not be converted because of an error on our side.' };
+  return { storage_uid: input.id, name, ...jobFailure(err, 'The file could not be converted because of an error on our side.') };
 }
 
 function labelOf(inputs: UploadRow[], id: string): string {

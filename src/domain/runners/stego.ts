@@ -12,9 +12,9 @@ import { handOverKeys } from '../../media/stego/key-handoff.ts';
 import { passphraseKeys } from '../../media/stego/keys.ts';
 import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
 import { NOTHING_FOUND } from '../../media/stego/stream.ts';
-import { TaskError, type WorkerPool } from '../../queue/worker-pool.ts';
 import type { UploadRow, Scratch } from '../ports.ts';
 import { AppError } from '../errors.ts';
+import { engineFailure, jobFailure, type MediaEngine } from '../media-engine.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
 import { safeName, type Uploads } from '../uploads.ts';
@@ -43,10 +43,10 @@ export function weakness(p: string): string | undefined {
 const HEAD_BYTES = 1 << 20;
 
 /** The cover's kind and size, for the capacity check. A head-only probe that fails is retried on the whole file. */
-async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: { pool: WorkerPool; scratch: Scratch }): Promise<Probe> {
+async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: { engine: MediaEngine; scratch: Scratch }): Promise<Probe> {
   return ctx.scratch.with(async (dir) => {
     const file = path.join(dir, 'cover');
-    const run = () => ctx.pool.run({ engine: 'probe', args: { input: file, limits: deps.limits } });
+    const run = () => ctx.engine.run({ engine: 'probe', args: { input: file, limits: deps.limits } });
     if (row.size > HEAD_BYTES) {
       await toScratch(deps.uploads, row, file, { start: 0, end: HEAD_BYTES - 1 });
       const head = await readFile(file);
@@ -63,13 +63,12 @@ async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: 
     try {
       return await run();
     } catch (err) {
-      if (err instanceof TaskError) throw new AppError(err.code === 'limit_exceeded' ? 'too_large' : 'unsupported_media', err.code, `The cover cannot be used: ${err.message}`);
+      const f = engineFailure(err);
+      if (f) throw new AppError(f.error === 'limit_exceeded' ? 'too_large' : 'unsupported_media', f.error, `The cover cannot be used: ${f.message}`);
       throw err;
     }
   });
 }
-
-const failureMessage = (err: unknown) => (err instanceof TaskError ? { error: err.code, message: err.message } : { error: 'internal_error', message: 'The job failed on our side.' });
 
 export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
   return {
@@ -138,7 +137,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           }
           ctx.progress(0.2, 'Hiding.');
           const r = await handOverKeys(keys, (port) =>
-            ctx.pool.run({ engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
+            ctx.engine.run({ engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
           );
           const coverName = ctx.uploads.nameOf(cover);
           await ctx.addAsset({
@@ -153,7 +152,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
         });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        const f = failureMessage(err);
+        const f = jobFailure(err, 'The job failed on our side.');
         return { state: 'failed', message: f.message, error: f.error, report: {} };
       }
       const warn = weakness(password);
@@ -166,6 +165,9 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
     },
   };
 }
+/** The reveal's only failures said as they are (see run() below); every other one is "nothing found". */
+const REVEAL_SAYS = new Set(['reveal_too_large', 'too_much_memory']);
+
 export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
   return {
     product: 'reveal',
@@ -189,7 +191,7 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
           const input = path.join(dir, 'input');
           await toScratch(ctx.uploads, file, input);
           const found = await handOverKeys(passphraseKeys(password), (port) =>
-            ctx.pool.run({ engine: 'reveal', args: { file: input, keys: port, outDir, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
+            ctx.engine.run({ engine: 'reveal', args: { file: input, keys: port, outDir, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
           );
           for (const f of found) {
             const head = await firstBytes(f.path);
@@ -211,7 +213,8 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
         // Hidden files over the bound come from a container that opened with this passphrase:
         // saying so tells nothing its holder does not know, and "nothing found" would be untrue.
         // Memory is estimated from the file's size in pixels and frames, before any passphrase.
-        if (err instanceof TaskError && (err.code === 'reveal_too_large' || err.code === 'too_much_memory')) return { state: 'failed', message: err.message, error: err.code, report: {} };
+        const f = engineFailure(err);
+        if (f && REVEAL_SAYS.has(f.error)) return { state: 'failed', ...f, report: {} };
         // one answer for every other failure: no oracle
         return { state: 'failed', message: NOTHING_FOUND, error: 'nothing_found', report: {} };
       }

@@ -14,7 +14,7 @@
 // tool, and a worker thread terminated while a read is being started cannot take the whole
 // service down with it (neon aborts the process in that case, measured with 0.8.0).
 import { fileURLToPath } from 'node:url';
-import { isMediaError } from '../errors.ts';
+import { isAborted, isMediaError } from '../errors.ts';
 import { runTool } from '../tools.ts';
 import type { AnalyseInput, AnalyseOptions } from './detector.ts';
 
@@ -336,7 +336,7 @@ export async function readC2paIsolated(
     const reading: unknown = JSON.parse(r.stdout.toString('utf8'));
     return isReading(reading) ? reading : { status: 'unreadable', reason: 'failed' };
   } catch (err) {
-    if (isMediaError(err, 'aborted')) throw err;
+    if (isAborted(err)) throw err;
     if (isMediaError(err, 'limit_exceeded')) return { status: 'unreadable', reason: 'timed_out' };
     return { status: 'unreadable', reason: 'failed' };
   }

@@ -25,6 +25,7 @@ import { videoTamperDetector } from './detectors/video-tamper.ts';
 import { notApplicable } from './video/not-applicable.ts';
 import { grade, SEVERITY_ORDER, type Grade, type GradeResult } from './grade.ts';
 import { analyseInput } from './input.ts';
+import { isAborted } from '../errors.ts';
 
 /** In the order they run (their findings, of one severity, and their assets come in this
  *  order); names are the keys of their verdicts. */
@@ -63,7 +64,7 @@ export async function analyseFile(file: string, limits: MediaLimits, options: An
     try {
       results[d.name] = await d.run(input, options);
     } catch (err) {
-      if ((err as { code?: string }).code === 'aborted') throw err;
+      if (isAborted(err)) throw err;
       results[d.name] = { verdict: null, findings: [finding(d.name, 'info', 'finding.check_failed', { check: d.name.replace(/_/g, ' ') })], assets: [] };
     }
     timings[d.name] = Math.round(performance.now() - t);

@@ -8,7 +8,8 @@ import sharp from 'sharp';
 import { MediaError, abortedError, throwIfAborted, untilAborted } from '../errors.ts';
 import type { MediaLimits } from '../limits.ts';
 import { megapixels, probeDetailed, type DetailedProbe } from '../probe.ts';
-import { FORMAT_LABEL, IMAGE_MIME, article } from '../sniff.ts';
+import { FORMAT_NAME, article } from '../format-names.ts';
+import { IMAGE_MIME } from '../sniff.ts';
 import { Conversion, type Decoded, type ImageBackend, type VideoBackend } from './backend.ts';
 import { ffmpegImageBackend } from './backends/ffmpeg-image.ts';
 import { ffmpegVideoBackend, videoTargetFile } from './backends/ffmpeg-video.ts';
@@ -20,7 +21,7 @@ import { animation, checkLimits, memoryNeed } from './output-limits.ts';
 import { cleanPng } from './png-clean.ts';
 import { describeRedaction, redactPipeline, type Redacted } from './redact.ts';
 import { videoRedaction } from './redact-video.ts';
-import { IMAGE_TARGETS, TARGET_LABEL, VIDEO_TARGETS, type ConvertOptions, type ImageTarget } from './options.ts';
+import { IMAGE_TARGETS, VIDEO_TARGETS, type ConvertOptions, type ImageTarget } from './options.ts';
 
 export { parseConvertOptions } from './options.ts';
 export type { ConvertOptions, Fit, ImageTarget, VideoTarget } from './options.ts';
@@ -83,7 +84,7 @@ export async function convert(input: string | Buffer, outDir: string, options: C
     const inputPath = typeof input === 'string' ? path.resolve(input) : decodesFromMemory(input) ? input : await toScratch(input, conversion);
     const probed = await probeDetailed(inputPath, ctx.limits, conversion.toolOptions);
     const p = probed.probe;
-    const label = FORMAT_LABEL[p.format as keyof typeof FORMAT_LABEL];
+    const label = FORMAT_NAME[p.format as keyof typeof FORMAT_NAME];
     if (p.kind === 'image' && options.target === 'video') {
       throw new MediaError(
         'invalid_option',
@@ -158,11 +159,11 @@ async function convertImage(
   const d = probed.image!;
   const p = probed.probe;
   const limits = conversion.limits;
-  const srcLabel = `${FORMAT_LABEL[d.format]} image`;
+  const srcLabel = `${FORMAT_NAME[d.format]} image`;
   const target = o.format;
   const decoder = imageBackends.find((b) => b.canDecode(d.format));
   const encoder = imageBackends.find((b) => b.canEncode(target));
-  if (!decoder || !encoder) throw new MediaError('unsupported_media', `${FORMAT_LABEL[d.format]} to ${TARGET_LABEL[target]} is not available here.`);
+  if (!decoder || !encoder) throw new MediaError('unsupported_media', `${FORMAT_NAME[d.format]} to ${FORMAT_NAME[target]} is not available here.`);
 
   // Animation is kept for WebP output only, and only while all frames together stay in the pixel budget.
   const kept = animation(probed, target, limits);
@@ -170,7 +171,7 @@ async function convertImage(
   const animated = kept === 'kept' && !o.redact?.length;
   if (kept === 'kept' && !animated) conversion.note(`Redaction keeps no animation here: only the first of the ${d.pages} frames was redacted and converted.`);
   if (kept === 'not_webp') {
-    conversion.note(`${TARGET_LABEL[target]} output keeps no animation here: only the first of the ${d.pages} frames was converted. Choose webp to keep the animation.`);
+    conversion.note(`${FORMAT_NAME[target]} output keeps no animation here: only the first of the ${d.pages} frames was converted. Choose webp to keep the animation.`);
   } else if (kept === 'too_many_pixels') {
     const total = d.storedWidth * d.storedHeight * d.pages;
     conversion.note(

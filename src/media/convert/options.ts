@@ -17,20 +17,6 @@ export type RedactStyle = (typeof REDACT_STYLES)[number];
 export type VideoTarget = (typeof VIDEO_TARGETS)[number];
 export type Fit = (typeof FITS)[number];
 
-export const TARGET_LABEL: Record<ImageTarget | VideoTarget, string> = {
-  jpeg: 'JPEG',
-  png: 'PNG',
-  webp: 'WebP',
-  avif: 'AVIF',
-  heic: 'HEIC',
-  jxl: 'JPEG XL',
-  mp4h264: 'MP4 (H.264)',
-  mp4h265: 'MP4 (H.265)',
-  webm: 'WebM',
-  mkv: 'MKV',
-  mov: 'MOV',
-};
-
 interface Common {
   /** 1–100; absent means the encoder's own default. */
   quality?: number;

@@ -12,7 +12,8 @@ import { formatDuration, megapixels, type DetailedProbe } from '../probe.ts';
 import { sharpBackend } from './backends/sharp.ts';
 import { codecArgs } from './backends/ffmpeg-video.ts';
 import { fitGeometry } from './geometry.ts';
-import { TARGET_LABEL, type ConvertOptions, type ImageTarget } from './options.ts';
+import { FORMAT_NAME } from '../format-names.ts';
+import { type ConvertOptions, type ImageTarget } from './options.ts';
 
 /** No limit at all: the header is read for its numbers, which checkLimits() then holds to the real limits. */
 export const UNBOUNDED: MediaLimits = Object.freeze({
@@ -60,7 +61,7 @@ export function plannedOutput(probed: DetailedProbe, o: ConvertOptions, limits: 
 export function memoryNeed(probed: DetailedProbe, o: ConvertOptions, limits: MediaLimits): MemoryNeed | undefined {
   const out = plannedOutput(probed, o, limits);
   if (!out) return undefined;
-  const what = `Converting this ${o.target} to ${TARGET_LABEL[o.format]}`;
+  const what = `Converting this ${o.target} to ${FORMAT_NAME[o.format]}`;
   const redact = !!o.redact?.length;
   if (o.target === 'video') return videoConvertNeed(Math.max(probed.probe.width * probed.probe.height, out.width * out.height), redact, what);
   const d = probed.image!;

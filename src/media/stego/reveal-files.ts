@@ -10,7 +10,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
-import { MediaError, abortedError } from '../errors.ts';
+import { MediaError, abortedError, isAborted } from '../errors.ts';
 import { DEFAULT_LIMITS, type MediaLimits } from '../limits.ts';
 import { entries, type Entry } from './container.ts';
 import { NOTHING_FOUND } from './stream.ts';
@@ -72,7 +72,7 @@ function why(b: RevealBound): string {
 const nothingFound = () => new MediaError('nothing_found', NOTHING_FOUND);
 
 /** A reveal's failures that are not "nothing found": an abort, and memory (the file's size, not the passphrase's). */
-export const keptThrough = (err: unknown): boolean => ['aborted', 'too_much_memory'].includes(String((err as { code?: unknown }).code));
+export const keptThrough = (err: unknown): boolean => isAborted(err) || (err as { code?: unknown } | null)?.code === 'too_much_memory';
 
 /** A file that inflates to other than its declared size: the container does not hold together. */
 class Malformed extends Error {}

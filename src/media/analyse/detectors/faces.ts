@@ -6,6 +6,7 @@ import type { FaceBox, FaceDetection, FaceModel } from '../faces/detect.ts';
 import { drawFaces } from '../faces/draw.ts';
 import { overFrames } from '../video/frames.ts';
 import { API_WORDS } from '../api-words.ts';
+import { isAborted } from '../../errors.ts';
 
 export interface FacesVerdict {
   count: number;
@@ -32,7 +33,7 @@ export const facesDetector: Detector<FacesVerdict> = {
       pixels = await input.pixels();
       found = await input.faces();
     } catch (e) {
-      if ((e as { code?: string }).code === 'aborted') throw e;
+      if (isAborted(e)) throw e;
       return noAnswer(NAME, { id: 'finding.faces.failed', values: { count: API_WORDS.countNoAnswer } });
     }
     const verdict: FacesVerdict = { count: found.faces.length, model: found.model, threshold: found.threshold, boxes: found.faces };
@@ -54,7 +55,7 @@ async function videoFaces(input: AnalyseInput, options: AnalyseOptions): Promise
   try {
     per = await overFrames<FaceDetection>(input, options, 'faces');
   } catch (e) {
-    if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
+    if (isAborted(e) || options.signal?.aborted) throw e;
     per = null;
   }
   if (!per?.length) return noAnswer(NAME, { id: 'finding.faces.video_failed', values: { count: API_WORDS.countNoAnswer } });

@@ -16,7 +16,7 @@
 import sharp from 'sharp';
 import { throwIfAborted } from '../../errors.ts';
 import '../../probe.ts'; // sharp.cache(false): no decoded plaintext kept in libvips' cache
-import { FORMAT_LABEL, article } from '../../sniff.ts';
+import { FORMAT_NAME, article } from '../../format-names.ts';
 import { finding, noAnswer, type AnalyseInput, type AnalyseOptions, type Detector, type DetectorResult, type Finding, type Tags } from '../detector.ts';
 import { ZIGZAG, parseJpeg, type JpegProcess, type JpegStructure, type QuantTable } from '../jpeg-structure.ts';
 import { DCT_BASIS, IJG_CHROMA, IJG_LUMA, scaledTable } from '../jpeg-tables.ts';
@@ -440,7 +440,7 @@ function encoderName(s: JpegStructure, software: string | null, make: string | n
 
 async function run(input: AnalyseInput, options: AnalyseOptions): Promise<DetectorResult<CameraFingerprint>> {
   if (input.probe.format !== 'jpeg') {
-    const label = FORMAT_LABEL[input.probe.format as keyof typeof FORMAT_LABEL] ?? input.probe.format;
+    const label = FORMAT_NAME[input.probe.format as keyof typeof FORMAT_NAME] ?? input.probe.format;
     return noAnswer(NAME, { id: 'finding.camera_fingerprint.not_jpeg', values: { article: article(label), format: label } });
   }
   const bytes = await input.bytes();

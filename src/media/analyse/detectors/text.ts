@@ -11,6 +11,7 @@ import { exposureFinding, exposures, type Exposure } from '../text/exposure.ts';
 import type { TextRegion, TextReading } from '../text/types.ts';
 import { overFrames } from '../video/frames.ts';
 import { API_WORDS } from '../api-words.ts';
+import { isAborted } from '../../errors.ts';
 
 export interface TextVerdict {
   region_count: number;
@@ -52,7 +53,7 @@ export const textDetector: Detector<TextVerdict> = {
         reading = frames.reduce((a, b) => (b.value.regions.length > a.value.regions.length ? b : a)).value;
       } else reading = await input.text();
     } catch (e) {
-      if ((e as { code?: string }).code === 'aborted' || options.signal?.aborted) throw e;
+      if (isAborted(e) || options.signal?.aborted) throw e;
       return noAnswer(NAME, { id: 'finding.text.failed', values: { count: API_WORDS.countNoAnswer } });
     }
     const found = exposures(reading.regions);

@@ -9,6 +9,7 @@ import type { MessageId, MessageValue } from '../../../i18n/findings-format.ts';
 import { visibleMarks, type VisibleMark } from '../text/marks.ts';
 import { declaredMarks, type DeclaredMark } from '../watermark/declared.ts';
 import { readInvisible, type InvisibleReading } from '../watermark/invisible.ts';
+import { isAborted } from '../../errors.ts';
 
 export interface WatermarkVerdict {
   flagged: boolean | null;
@@ -57,7 +58,7 @@ export const watermarkDetector: Detector<WatermarkVerdict> = {
       try {
         c2pa = await c2paOf(input, options);
       } catch (err) {
-        if ((err as { code?: string }).code === 'aborted') throw err;
+        if (isAborted(err)) throw err;
       }
       declared = declaredMarks(tags, c2pa);
       if (declared.length) {
@@ -78,7 +79,7 @@ export const watermarkDetector: Detector<WatermarkVerdict> = {
         // the kind and the place, not the words: read text stays in verdicts only, as in the text check
         if (visible.length) add('low', 'finding.watermark.visible', { kind: visible[0].kind, where: visible[0].where, more: visible.length - 1 });
       } catch (err) {
-        if ((err as { code?: string }).code === 'aborted') throw err;
+        if (isAborted(err)) throw err;
         add('info', 'finding.watermark.visible_unreadable');
       }
     }

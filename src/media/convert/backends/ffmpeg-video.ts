@@ -4,7 +4,7 @@
 // display matrix is applied to the pixels (ffmpeg autorotates) so the output needs no tag.
 import { rm } from 'node:fs/promises';
 import { MediaError } from '../../errors.ts';
-import { FORMAT_LABEL } from '../../sniff.ts';
+import { FORMAT_NAME } from '../../format-names.ts';
 import { ffprobeJson, type DetailedProbe } from '../../probe.ts';
 import { runTool } from '../../tools.ts';
 import type { Conversion, VideoBackend } from '../backend.ts';
@@ -118,7 +118,7 @@ export const ffmpegVideoBackend: VideoBackend = {
       throw e;
     });
 
-    const label = FORMAT_LABEL[v.format];
+    const label = FORMAT_NAME[v.format];
     const damaged = INPUT_TROUBLE.test(r.stderr);
     if (r.code !== 0) {
       await rm(out, { force: true });
