@@ -52,7 +52,7 @@ import { ProcessLocker } from '../locker.ts';
 import { IntegrityError, type MasterKey } from '../master-key.ts';
 import { FRAME_OVERHEAD, HEADER_BYTES, header, parseHeader } from './frames.ts';
 import { PartCache } from './part-cache.ts';
-import { clearParts, partCodec, PartWriter, type PartTarget } from './part-writer.ts';
+import { clearParts, partCodec, PartWriter, type PartTarget, type PartWriterLimits } from './part-writer.ts';
 
 /** Plaintext bytes per frame: the file store's default (128 KiB). */
 export const S3_DEFAULT_FRAME_SIZE = 128 * 1024;
@@ -199,12 +199,10 @@ export class S3BlobStore implements BlobStore {
   readonly #parts: PartIndex;
   readonly #lock: Locker;
   readonly #frameSize: number;
-  readonly #partBytes: number;
-  readonly #inlineBytes: number;
   readonly #cache: PartCache;
-  readonly #partsInFlight: number;
   /** The bucket and the index, as the part writer and #clear use them. */
   readonly #target: PartTarget;
+  readonly #limits: PartWriterLimits;
 
   constructor(opts: S3BlobStoreOptions) {
     const target = parseBlobUrl(opts.url);
@@ -216,11 +214,14 @@ export class S3BlobStore implements BlobStore {
     this.#parts = opts.parts;
     this.#lock = opts.locker ?? new ProcessLocker();
     this.#frameSize = opts.frameSize ?? S3_DEFAULT_FRAME_SIZE;
-    this.#partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
-    this.#inlineBytes = opts.inlineBytes ?? DEFAULT_INLINE_BYTES;
-    this.#cache = new PartCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, this.#partBytes);
-    this.#partsInFlight = Math.max(1, Math.floor(opts.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT));
+    const partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
+    this.#cache = new PartCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, partBytes);
     this.#target = { s3: this.#s3, bucket: this.#bucket, prefix: this.#prefix, parts: this.#parts, cache: this.#cache };
+    this.#limits = {
+      partBytes,
+      inlineBytes: opts.inlineBytes ?? DEFAULT_INLINE_BYTES,
+      partsInFlight: Math.max(1, Math.floor(opts.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT)),
+    };
   }
 
   get client(): S3Client {
@@ -274,7 +275,7 @@ export class S3BlobStore implements BlobStore {
       this.#target,
       id,
       { dataKey: L.dataKey, frameSize: L.frameSize, lastPart: L.parts[L.parts.length - 1]!.no, size: L.size, cipher: L.cipher, stale: L.stale },
-      { partBytes: this.#partBytes, inlineBytes: this.#inlineBytes, partsInFlight: this.#partsInFlight, keepPartial: opts.keepPartial === true, ...(opts.expectOffset !== undefined ? { expectOffset: opts.expectOffset } : {}), lost },
+      { ...this.#limits, keepPartial: opts.keepPartial === true, ...(opts.expectOffset !== undefined ? { expectOffset: opts.expectOffset } : {}), lost },
     );
     let received = 0;
     try {
