@@ -26,7 +26,9 @@ import { FRAME_OVERHEAD, HEADER_BYTES } from '../src/store/blobs/frames.ts';
 import { MasterKey } from '../src/store/master-key.ts';
 import { openDb, sqliteRepositories, type Db } from '../src/store/sqlite/index.ts';
 import { AccountAddresses } from '../src/store/account-addresses.ts';
-import type { BlobStore, KeyRing, PartIndex } from '../src/domain/ports.ts';
+import { DuplicateError, type BlobStore, type KeyRing, type PartIndex } from '../src/domain/ports.ts';
+import { countedBlobStore } from '../src/store/blobs/counted-store.ts';
+import { Metrics } from '../src/metrics.ts';
 
 const FRAME = 128 * 1024;
 const STRIDE = FRAME + FRAME_OVERHEAD;
@@ -234,6 +236,15 @@ function contract(name: string, setup: () => Promise<Backend>) {
     await t.throwsAsync(b.store.create('empty'));
     t.is(await b.store.size('empty'), 0);
     t.true(await b.hasKey('empty'));
+  });
+
+  it("create of an existing id fails with the port's DuplicateError, which is not counted as the store failing", async (t, b) => {
+    const metrics = new Metrics();
+    const store = countedBlobStore(b.store, metrics);
+    await store.create('twice');
+    await t.throwsAsync(store.create('twice'), { instanceOf: DuplicateError });
+    t.notRegex(await metrics.registry.metrics(), /obscura_blob_store_errors_total\{operation="create"\}/);
+    t.is(await store.size('twice'), 0);
   });
 
   it('round trip, bit-exact, at 0, 1, frame-1, frame, frame+1 bytes and 20 MiB', async (t, b) => {

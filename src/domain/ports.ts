@@ -315,7 +315,7 @@ export interface AppendOptions {
 
 /** Encrypted objects: every stored user byte goes through one of these, and only ciphertext leaves it. */
 export interface BlobStore {
-  /** Creates an empty object. Fails if it exists. */
+  /** Creates an empty object; DuplicateError if it exists. */
   create(id: string): Promise<void>;
   /** Streams bytes onto the end of the object; resolves to the new size once durable. */
   append(id: string, source: ByteSource, opts?: AppendOptions): Promise<number>;

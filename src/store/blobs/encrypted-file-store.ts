@@ -15,6 +15,7 @@ import { IntegrityError, type MasterKey } from '../master-key.ts';
 import type { KeyRing } from '../../domain/ports.ts';
 import {
   BlobNotFoundError,
+  DuplicateError,
   OffsetMismatchError,
   SizeLimitError,
   type AppendOptions,
@@ -73,7 +74,9 @@ export class EncryptedFileStore implements BlobStore {
       const codec = new FrameCodec(dataKey, id, this.#frameSize);
       // 'wx' so an existing object is never overwritten; the key goes in first, so a file
       // never exists without its key.
-      const fh = await open(p.file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      const fh = await open(p.file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST' ? new DuplicateError(`object ${id} exists`, { cause: err }) : err;
+      });
       try {
         await this.#keys.put(id, this.#master.wrap(id, dataKey));
         await fh.writev([header(this.#frameSize), codec.seal(Buffer.alloc(0), 0, true)], 0);

@@ -14,41 +14,31 @@
 // part swapped, moved to another object or cut short all fail authentication.
 //
 // The index is the authority on which parts exist and how long they are: a read needs no
-// listing, a size no request. A part's row is claimed (incomplete) before its object is
-// written and completed after, so every object in the store has a row (delete finds them
-// without a listing), and a crash leaves only incomplete rows at the end, which reads ignore
-// and the next append or delete clears.
+// listing, a size no request. Every object in the store has a row (delete finds them without a
+// listing); a crash leaves only incomplete rows at the end, which reads ignore and the next
+// append or delete clears.
 //
-// An append without keepPartial is one part, written by a multipart upload when it is large,
-// so it is atomic: a failure withdraws it. A resumable append (keepPartial) completes a part
-// every `partBytes`, so a crash loses at most that much; if it then fails on a size limit, the
-// parts it wrote are withdrawn again (so does any append when a write to the store fails).
-//
-// An append keeps up to `partsInFlight` parts (or upload parts) being written while it seals the
-// next, so it holds that many parts' ciphertext in memory at most. Resumable parts' rows are
-// completed in part order, so the complete rows stay a run from part 0 (a crash loses at most
-// the parts in flight); an append returns, or is withdrawn, only once every write it began has
-// settled.
+// An append is a PartWriter (part-writer.ts: its states and crash-safety rules). Without
+// keepPartial it is one part, written by a multipart upload when it is large, so it is atomic:
+// a failure withdraws it. A resumable append (keepPartial) completes a part every `partBytes`,
+// so a crash loses at most the parts in flight; if it then fails on a size limit, the parts it
+// wrote are withdrawn again (so does any append when a write to the store fails). It keeps up
+// to `partsInFlight` parts (or upload parts) being written while it seals the next, so it holds
+// that many parts' ciphertext in memory at most; it returns, or is withdrawn, only once every
+// write it began has settled.
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { setImmediate as yieldToIo } from 'node:timers/promises';
 import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
   HeadBucketCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectsCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
-  PutObjectCommand,
   S3Client,
-  UploadPartCommand,
-  type CompletedPart,
 } from '@aws-sdk/client-s3';
 import {
   BlobNotFoundError,
-  OffsetMismatchError,
+  DuplicateError,
   SizeLimitError,
   type AppendOptions,
   type BlobStore,
@@ -60,8 +50,9 @@ import {
 } from '../../domain/ports.ts';
 import { ProcessLocker } from '../locker.ts';
 import { IntegrityError, type MasterKey } from '../master-key.ts';
-import { FRAME_OVERHEAD, FrameCodec, HEADER_BYTES, header, parseHeader } from './frames.ts';
+import { FRAME_OVERHEAD, HEADER_BYTES, header, parseHeader } from './frames.ts';
 import { PartCache } from './part-cache.ts';
+import { clearParts, partCodec, PartWriter, type PartTarget, type PartWriterLimits } from './part-writer.ts';
 
 /** Plaintext bytes per frame: the file store's default (128 KiB). */
 export const S3_DEFAULT_FRAME_SIZE = 128 * 1024;
@@ -79,11 +70,7 @@ export const DEFAULT_CACHE_BYTES = 32 * 1024 * 1024;
 export const DEFAULT_PARTS_IN_FLIGHT = 4;
 /** S3's smallest multipart-upload part (all but the last). */
 const MIN_UPLOAD_PART = 5 * 1024 * 1024;
-/** Frames sealed between two turns of the event loop while parts are in flight (1 MiB of 128 KiB frames). */
-const YIELD_FRAMES = 8;
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-const PART_DIGITS = 8;
-const CONTEXT_TAG = Buffer.from('S3P1');
 const HEAD_BYTES = HEADER_BYTES + FRAME_OVERHEAD;
 
 export interface BlobUrl {
@@ -212,10 +199,10 @@ export class S3BlobStore implements BlobStore {
   readonly #parts: PartIndex;
   readonly #lock: Locker;
   readonly #frameSize: number;
-  readonly #partBytes: number;
-  readonly #inlineBytes: number;
   readonly #cache: PartCache;
-  readonly #partsInFlight: number;
+  /** The bucket and the index, as the part writer and #clear use them. */
+  readonly #target: PartTarget;
+  readonly #limits: PartWriterLimits;
 
   constructor(opts: S3BlobStoreOptions) {
     const target = parseBlobUrl(opts.url);
@@ -227,10 +214,14 @@ export class S3BlobStore implements BlobStore {
     this.#parts = opts.parts;
     this.#lock = opts.locker ?? new ProcessLocker();
     this.#frameSize = opts.frameSize ?? S3_DEFAULT_FRAME_SIZE;
-    this.#partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
-    this.#inlineBytes = opts.inlineBytes ?? DEFAULT_INLINE_BYTES;
-    this.#cache = new PartCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, this.#partBytes);
-    this.#partsInFlight = Math.max(1, Math.floor(opts.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT));
+    const partBytes = Math.max(opts.partBytes ?? DEFAULT_PART_BYTES, MIN_UPLOAD_PART + this.#frameSize + FRAME_OVERHEAD);
+    this.#cache = new PartCache(opts.cacheBytes ?? DEFAULT_CACHE_BYTES, partBytes);
+    this.#target = { s3: this.#s3, bucket: this.#bucket, prefix: this.#prefix, parts: this.#parts, cache: this.#cache };
+    this.#limits = {
+      partBytes,
+      inlineBytes: opts.inlineBytes ?? DEFAULT_INLINE_BYTES,
+      partsInFlight: Math.max(1, Math.floor(opts.partsInFlight ?? DEFAULT_PARTS_IN_FLIGHT)),
+    };
   }
 
   get client(): S3Client {
@@ -257,7 +248,7 @@ export class S3BlobStore implements BlobStore {
     await this.#lock.run(id, async () => {
       // ids are random: only the key ring can already hold one
       if (await this.#keys.get(id)) {
-        throw Object.assign(new Error(`object ${id} exists`), { code: 'EEXIST' });
+        throw new DuplicateError(`object ${id} exists`);
       }
       const dataKey = randomBytes(32);
       const codec = partCodec(dataKey, id, this.#frameSize, 0, 0);
@@ -280,238 +271,34 @@ export class S3BlobStore implements BlobStore {
 
   async #append(id: string, source: ByteSource, opts: AppendOptions, lost: AbortSignal): Promise<number> {
     const L = await this.#layout(id);
-    if (L.stale.length) await this.#clear(id, L.stale);
-    const size = L.size;
-    if (opts.expectOffset !== undefined && opts.expectOffset !== size) throw new OffsetMismatchError(size, opts.expectOffset);
-
-    const F = L.frameSize;
-    const stride = F + FRAME_OVERHEAD;
-    const segFrames = Math.max(1, Math.floor(this.#partBytes / stride));
-    const segCapacity = segFrames * stride;
-    const keepPartial = opts.keepPartial === true;
-
-    let partNo = L.parts[L.parts.length - 1]!.no + 1;
-    let partStart = size;
-    let codec = partCodec(L.dataKey, id, F, partNo, partStart);
-    let frameIndex = 0; // within the part
-    let partPlain = 0;
-    let partCipher = 0;
-    let storedCipher = L.cipher;
-    // the ciphertext of the part (resumable) or upload part (otherwise) being sealed; the first is
-    // grown on demand up to segFrames frames, so a small append does not take 8 MiB
-    let seg: Buffer = Buffer.allocUnsafe(Math.min(segFrames, 2) * stride);
-    let segLength = 0;
-    let segFrameCount = 0;
-    let upload: { key: string; uploadId: string; count: number; parts: CompletedPart[] } | undefined;
-    /** Rows claimed whose objects are being written. */
-    const claimed: StoredPart[] = [];
-    /** Parts this append completed: withdrawn if it fails. */
-    const written: StoredPart[] = [];
-    // Parts being written while the next is sealed, oldest first; each owns its buffer until it
-    // settles (then kept for the next part). At most #partsInFlight: the memory they hold.
-    const inFlight: { settled: Promise<void>; failure?: { err: unknown }; buffer: Buffer }[] = [];
-    const spare: Buffer[] = [];
-    /** Settles when the last resumable part's row is complete; rejects when it could not be. */
-    let lastCompleted: Promise<void> = Promise.resolve();
-    const buf = Buffer.allocUnsafe(F);
-    let fill = 0;
+    const writer = await PartWriter.open(
+      this.#target,
+      id,
+      { dataKey: L.dataKey, frameSize: L.frameSize, lastPart: L.parts[L.parts.length - 1]!.no, size: L.size, cipher: L.cipher, stale: L.stale },
+      { ...this.#limits, keepPartial: opts.keepPartial === true, ...(opts.expectOffset !== undefined ? { expectOffset: opts.expectOffset } : {}), lost },
+    );
     let received = 0;
-    let storeFailed = false;
-
-    // The object's lock lost (its database session dropped) means another writer may be at work:
-    // nothing more is committed. The rows would refuse it anyway (a part number is claimed once,
-    // a claim completed only under its own object key); this stops sooner.
-    const stillHeld = () => {
-      if (lost.aborted) throw new Error(`the lock on object ${id} was lost while writing it`);
-    };
-    const claim = async (): Promise<StoredPart> => {
-      stillHeld();
-      const part: StoredPart = { no: partNo, bytes: 0, objectKey: this.#objectKey(id, partNo), complete: false };
-      await this.#parts.add(id, part);
-      claimed.push(part);
-      return part;
-    };
-    const completed = async (part: StoredPart, bytes: number) => {
-      stillHeld();
-      if (!(await this.#parts.complete(id, part.no, part.objectKey!, bytes))) {
-        throw new Error(`part ${part.no} of object ${id} was cleared by another writer`);
-      }
-      claimed.splice(claimed.indexOf(part), 1);
-      written.push({ ...part, bytes, complete: true });
-    };
-    const settleOldest = async () => {
-      const e = inFlight.shift()!;
-      await e.settled;
-      if (e.buffer.length === segCapacity) spare.push(e.buffer);
-      if (e.failure) throw e.failure.err;
-    };
-    const drain = async () => {
-      while (inFlight.length) await settleOldest();
-    };
-    /** Hands the sealed bytes to `write`, which runs while the next part is sealed; waits while too many do. */
-    const dispatch = async (write: (body: Buffer) => Promise<void>): Promise<{ writing: Promise<void> }> => {
-      // a write already failed: no more are begun
-      const failed = inFlight.find((e) => e.failure);
-      if (failed) throw failed.failure!.err;
-      const entry: (typeof inFlight)[number] = { settled: Promise.resolve(), buffer: seg };
-      const writing = write(seg.subarray(0, segLength));
-      entry.settled = writing.then(
-        () => {},
-        (err: unknown) => {
-          entry.failure = { err };
-        },
-      );
-      inFlight.push(entry);
-      seg = Buffer.alloc(0); // the next part takes a spare buffer when its first frame is sealed
-      segLength = 0;
-      segFrameCount = 0;
-      while (inFlight.length >= this.#partsInFlight) await settleOldest();
-      return { writing };
-    };
-    const shipUploadPart = async () => {
-      if (!upload) {
-        const { objectKey: key } = await claim();
-        const r = await this.#s3.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key: key }));
-        if (!r.UploadId) throw new Error('the object store returned no upload id');
-        upload = { key: key!, uploadId: r.UploadId, count: 0, parts: [] };
-      }
-      const u = upload;
-      const PartNumber = ++u.count;
-      partCipher += segLength;
-      await dispatch(async (Body) => {
-        const r = await this.#s3.send(new UploadPartCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId, PartNumber, Body }));
-        u.parts.push({ PartNumber, ETag: r.ETag });
-      });
-    };
-    const finishPart = async (end: boolean) => {
-      if (!upload && storedCipher + segLength <= this.#inlineBytes) {
-        // (only while every earlier part is in the index too: none is in flight)
-        stillHeld();
-        const part: StoredPart = { no: partNo, bytes: segLength, body: Buffer.from(seg.subarray(0, segLength)), complete: true };
-        await this.#parts.add(id, part);
-        written.push(part);
-        partCipher = segLength;
-        segLength = 0;
-        segFrameCount = 0;
-      } else if (!upload) {
-        const part = await claim();
-        const bytes = (partCipher = segLength);
-        // rows are completed in part order, so the complete ones are always a run from part 0
-        const before = lastCompleted;
-        ({ writing: lastCompleted } = await dispatch(async (Body) => {
-          await this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: part.objectKey, Body }));
-          this.#cache.put(part.objectKey!, Body);
-          await before;
-          await completed(part, bytes);
-        }));
-      } else {
-        await shipUploadPart();
-        await drain();
-        const u = upload;
-        u.parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
-        await this.#s3.send(
-          new CompleteMultipartUploadCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId, MultipartUpload: { Parts: u.parts } }),
-        );
-        upload = undefined;
-        await completed(claimed[0]!, partCipher);
-      }
-      storedCipher += partCipher;
-      partNo++;
-      partStart += partPlain;
-      partPlain = 0;
-      partCipher = 0;
-      frameIndex = 0;
-      codec = partCodec(L.dataKey, id, F, partNo, partStart);
-      if (end) await drain();
-    };
-    const emit = async (final: boolean, direct?: Uint8Array, end = false) => {
-      const plain = direct ?? buf.subarray(0, fill);
-      if (segLength + plain.length + FRAME_OVERHEAD > seg.length) {
-        if (segLength === 0 && inFlight.length + spare.length > 0) {
-          seg = spare.pop() ?? Buffer.allocUnsafe(segCapacity);
-        } else {
-          const grown = Buffer.allocUnsafe(Math.min(segCapacity, Math.max(2 * seg.length, segLength + stride)));
-          seg.copy(grown, 0, 0, segLength);
-          seg = grown;
-        }
-      }
-      for (const piece of codec.sealParts(plain, frameIndex, final)) {
-        piece.copy(seg, segLength);
-        segLength += piece.length;
-      }
-      frameIndex++;
-      segFrameCount++;
-      partPlain += plain.length;
-      if (!direct) fill = 0;
-      try {
-        if (final) await finishPart(end);
-        else if (segFrameCount === segFrames) await shipUploadPart();
-        // a source that hands over much at once (or at all times) would otherwise keep the
-        // parts in flight from being sent while it is sealed
-        else if (inFlight.length && segFrameCount % YIELD_FRAMES === 0) await yieldToIo();
-      } catch (err) {
-        storeFailed = true;
-        throw err;
-      }
-    };
-    // A frame is sealed only once the byte after it arrives, so the last one can be flagged
-    // final; a resumable append also ends its part after `segFrames` frames.
-    const emitMore = (direct?: Uint8Array) => emit(keepPartial && segFrameCount + 1 === segFrames, direct);
-    const rollback = async () => {
-      // nothing is withdrawn or deleted while a write of this append may still land
-      await Promise.all(inFlight.map((e) => e.settled));
-      if (upload) {
-        const u = upload;
-        upload = undefined;
-        // an upload left incomplete is invisible; sweep() reclaims it
-        await this.#s3.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: u.key, UploadId: u.uploadId })).catch(() => {});
-      }
-      // Last first, so the object is a valid run of parts at every moment: withdrawn parts are
-      // incomplete rows at the end, which no read counts, then their bytes go.
-      const undo = [...written, ...claimed].sort((a, b) => b.no - a.no);
-      for (const p of undo) {
-        if (p.objectKey) await this.#parts.withdraw(id, p.no, p.objectKey);
-        else await this.#parts.remove(id, { no: p.no });
-      }
-      await this.#clear(id, undo.filter((p) => p.objectKey)).catch(() => {}); // what stays is cleared by the next append or delete
-    };
-
     try {
       for await (const chunk of source) {
         received += chunk.length;
         if (opts.maxBytes !== undefined && received > opts.maxBytes) throw new SizeLimitError('max', received, opts.maxBytes);
         if (opts.exactBytes !== undefined && received > opts.exactBytes) throw new SizeLimitError('exact', received, opts.exactBytes);
-        let off = 0;
-        while (off < chunk.length) {
-          if (fill === F) await emitMore();
-          // whole frames straight from the chunk, without copying them into buf
-          if (fill === 0 && chunk.length - off > F) {
-            await emitMore(chunk.subarray(off, off + F));
-            off += F;
-            continue;
-          }
-          const n = Math.min(F - fill, chunk.length - off);
-          buf.set(chunk.subarray(off, off + n), fill);
-          fill += n;
-          off += n;
-        }
+        await writer.write(chunk);
       }
       if (opts.exactBytes !== undefined && received !== opts.exactBytes) throw new SizeLimitError('exact', received, opts.exactBytes);
     } catch (err) {
-      if (!keepPartial || storeFailed || err instanceof SizeLimitError || received === 0) {
-        await rollback();
+      if (opts.keepPartial !== true || writer.state.kind === 'failed' || err instanceof SizeLimitError || received === 0) {
+        await writer.abort();
         throw err;
       }
       // resumable uploads keep what arrived before the connection broke
     }
-    if (received === 0) return size;
     try {
-      await emit(true, undefined, true);
+      return await writer.commit();
     } catch (err) {
-      await rollback();
+      await writer.abort();
       throw err;
     }
-    return size + received;
   }
 
   async size(id: string): Promise<number> {
@@ -616,19 +403,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Deletes the parts' objects, then their rows (a failure leaves the rows, for the next try). */
-  async #clear(id: string, parts: StoredPart[]): Promise<void> {
-    const keys = parts.flatMap((p) => (p.objectKey ? [p.objectKey] : []));
-    for (const key of keys) this.#cache.delete(key);
-    for (let i = 0; i < keys.length; i += 1000) {
-      const batch = keys.slice(i, i + 1000);
-      const r = await this.#s3.send(
-        new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
-      );
-      if (r.Errors?.length) throw new Error(`could not delete ${r.Errors.length} part(s) of ${id}: ${r.Errors[0]!.Code}`);
-    }
-    const all = parts.length > 0 && parts[0]!.no === 0;
-    if (all) await this.#parts.remove(id);
-    else for (const p of parts) await this.#parts.remove(id, { no: p.no, ...(p.objectKey ? { objectKey: p.objectKey } : {}) });
+  #clear(id: string, parts: StoredPart[]): Promise<void> {
+    return clearParts(this.#target, id, parts);
   }
 
   /** The object's parts as the index lists them, checked: contiguous numbers, plausible lengths, part 0 authenticated. */
@@ -691,25 +467,10 @@ export class S3BlobStore implements BlobStore {
       throw err;
     }
   }
-
-  /** A fresh name per part written: an object is never overwritten, even by a writer that lost its lock. */
-  #objectKey(id: string, no: number): string {
-    return `${this.#prefix}${id}/${String(no).padStart(PART_DIGITS, '0')}.${randomBytes(6).toString('hex')}`;
-  }
 }
 
 function checkId(id: string): void {
   if (!ID.test(id)) throw new BlobNotFoundError('invalid object id');
-}
-
-/** The codec of one part: its frames' associated data binds the frame size, the part number and its plaintext start. */
-function partCodec(dataKey: Buffer, id: string, frameSize: number, partNo: number, partStart: number): FrameCodec {
-  const ctx = Buffer.alloc(CONTEXT_TAG.length + 4 + 4 + 8);
-  CONTEXT_TAG.copy(ctx, 0);
-  ctx.writeUInt32BE(frameSize, 4);
-  ctx.writeUInt32BE(partNo, 8);
-  ctx.writeBigUInt64BE(BigInt(partStart), 12);
-  return new FrameCodec(dataKey, id, frameSize, ctx);
 }
 
 function notFound(err: unknown): boolean {
