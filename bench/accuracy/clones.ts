@@ -14,7 +14,7 @@
 //
 // Thresholds are set on the calibration half only (`--half=calibration`); figures reported are
 // of the held-out half (the default).
-//   node bench/accuracy/clones.ts [--half=calibration|held-out] [--round=1|2|3|4|5|6|7] [--limit=N]
+//   node bench/accuracy/clones.ts [--half=calibration|held-out] [--round=1|2|3|4|5|6|7|8] [--limit=N]
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

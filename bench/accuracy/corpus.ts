@@ -6,8 +6,8 @@
 // round 2's pictures (the manifest's `round` column), added once round 1's held-out half had been
 // looked at while tuning, are all held out: a fresh set nobody tuned on. Round 3 is the same again,
 // added once round 2 had been looked at while tuning, round 4 once round 3 had been judged,
-// round 5 once rounds 3 and 4 had been judged, round 6 once round 5 had been judged, and round 7
-// once round 6 had been judged: each held out whole; the newest is the blind one.
+// round 5 once rounds 3 and 4 had been judged, round 6 once round 5 had been judged, round 7
+// once round 6 had been judged, and round 8 once round 7 had been judged: each held out whole; the newest is the blind one.
 //
 // 'jpeg-png' pictures are made here: every camera JPEG decoded and saved as PNG, the way
 // pictures often reach people (a JPEG re-saved losslessly). They share their source's group.
@@ -26,12 +26,12 @@ export type PictureClass = 'camera' | 'astronomy' | 'artwork' | 'screenshot' | '
 export const PICTURE_CLASSES: readonly PictureClass[] = ['camera', 'jpeg-png', 'astronomy', 'artwork', 'screenshot'];
 export type Half = 'calibration' | 'held-out';
 /** A new round is one more number here; everything else follows from this list. */
-export const ROUNDS = [1, 2, 3, 4, 5, 6, 7] as const;
+export const ROUNDS = [1, 2, 3, 4, 5, 6, 7, 8] as const;
 export type Round = (typeof ROUNDS)[number];
 /** rounds added after tuning had looked at the ones before (every one after the first): all held out, no calibration half */
 const HELD_OUT_ROUNDS: ReadonlySet<Round> = new Set(ROUNDS.filter((r) => r > 1));
 const isRound = (v: string): boolean => ROUNDS.some((r) => String(r) === v);
-/** "1, 2, 3, 4, 5, 6 or 7" */
+/** "1, 2, 3, 4, 5, 6, 7 or 8" */
 const ROUND_WORDS = `${ROUNDS.slice(0, -1).join(', ')} or ${ROUNDS[ROUNDS.length - 1]}`;
 
 export interface CorpusPicture {
@@ -47,7 +47,7 @@ export interface CorpusPicture {
   width: number;
   height: number;
   half: Half;
-  /** the manifest round the picture came in (rounds 2 to 7 are all held out) */
+  /** the manifest round the picture came in (rounds 2 to 8 are all held out) */
   round: Round;
   /** the cached file */
   file: string;
@@ -57,8 +57,8 @@ const MANIFEST = new URL('./manifest.tsv', import.meta.url);
 export const CACHE_DIR = process.env.OBSCURA_CORPUS_CACHE ?? path.resolve(new URL('../..', import.meta.url).pathname, '.cache/corpus');
 const SPLIT_SALT = 'obscura-accuracy-split-v1:';
 
-/** `--round=1|2|3|4|5|6|7` of the bench's command lines: only that round's pictures; none: every round.
- *  Rounds 2 to 7 are all held out, so they have no calibration half. */
+/** `--round=1|2|3|4|5|6|7|8` of the bench's command lines: only that round's pictures; none: every round.
+ *  Rounds 2 to 8 are all held out, so they have no calibration half. */
 export function parseRound(value: string | undefined, half: Half): Round | undefined {
   if (value === undefined) return undefined;
   if (!isRound(value)) throw new Error(`--round is ${ROUND_WORDS}, not '${value}'`);
@@ -71,7 +71,7 @@ export function parseRound(value: string | undefined, half: Half): Round | undef
 export const scopeOf = (half: Half, round?: Round) => `${half} half${round ? `, round ${round}` : ''}`;
 
 /** The fixed split: round 1 by the first bit of a salted hash of the group (half of the groups);
- *  every picture of rounds 2 to 7 is held out. */
+ *  every picture of rounds 2 to 8 is held out. */
 export function halfOf(group: string, round: Round = 1): Half {
   if (HELD_OUT_ROUNDS.has(round)) return 'held-out';
   return createHash('sha256').update(SPLIT_SALT + group).digest()[0] < 128 ? 'held-out' : 'calibration';

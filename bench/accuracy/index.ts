@@ -1,7 +1,7 @@
-// npm run bench -- accuracy [--half=calibration] [--round=1|2|3|4|5|6|7] [--only=stego|clones]: how often
+// npm run bench -- accuracy [--half=calibration] [--round=1|2|3|4|5|6|7|8] [--only=stego|clones]: how often
 // the analysis is right on pictures from outside the project (bench/accuracy/manifest.tsv). Every
-// figure comes from the held-out half (round 1's held-out groups and all of rounds 2 to 7;
-// --round=7: only the freshest round, nobody tuned on it); --half=calibration prints the same tables on the half
+// figure comes from the held-out half (round 1's held-out groups and all of rounds 2 to 8;
+// --round=8: only the freshest round, nobody tuned on it); --half=calibration prints the same tables on the half
 // the thresholds were set on.
 //
 // Tables: the corpus; steganalysis (clean pictures per class, then payloads of third-party

@@ -8,7 +8,7 @@
 // way the analysis product runs it (a JPEG gets no LSB analysis: its pixels are lossy).
 //
 // npm run bench -- accuracy (bench/accuracy/index.ts) prints them; alone:
-// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--round=1|2|3|4|5|6|7] [--max-side=512] [--jobs=2]
+// node bench/accuracy/stego-tables.ts [--half=calibration|held-out] [--round=1|2|3|4|5|6|7|8] [--max-side=512] [--jobs=2]
 //                                     [--seed=1] [--limit=<pictures>] [--covers=<covers>] [--make-only]
 // --make-only makes (or finds cached) the stego files of those covers and judges nothing: it warms
 // the cache of a blind round without anyone seeing a figure of it.
