@@ -38,3 +38,8 @@ export function article(label: string): string {
   if (/^[A-Z0-9][A-Z0-9-]+$/.test(word) && /^[FHLMNRSX]/.test(word)) return 'an';
   return 'a';
 }
+
+/** A probed format's name: the table's, or the format's own letters for one outside it. */
+export function formatName(format: string): string {
+  return (FORMAT_NAME as Record<string, string>)[format] ?? format.toUpperCase();
+}

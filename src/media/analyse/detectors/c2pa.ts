@@ -6,6 +6,7 @@ import { throwIfAborted } from '../../errors.ts';
 import { finding, noAnswer, type Detector, type DetectorResult, type Finding, type TipMessage } from '../detector.ts';
 import { gradeReason } from '../grade.ts';
 import { listOf, type Message, type MessageId, type MessageValue } from '../../../i18n/findings-format.ts';
+import { formatName } from '../../format-names.ts';
 
 export interface C2paVerdict {
   verdict: 'valid' | 'invalid' | 'none';
@@ -88,7 +89,7 @@ export const c2paDetector: Detector<C2paVerdict> = {
     const reading = await c2paOf(input, options);
     const findings: Finding[] = [];
     const add = (severity: Finding['severity'], id: MessageId, values?: Record<string, MessageValue>, tip?: TipMessage) => findings.push(finding(NAME, severity, id, values, tip));
-    const format = input.probe.format.toUpperCase();
+    const format = formatName(input.probe.format);
 
     switch (reading.status) {
       case 'unreadable': {

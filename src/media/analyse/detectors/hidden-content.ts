@@ -9,6 +9,7 @@ import { frameSteganalysis } from '../video/frame-checks.ts';
 import { finding, type Detector, type DetectorResult, type Finding, type TipMessage } from '../detector.ts';
 import { gradeReason } from '../grade.ts';
 import { listOf, type Message, type MessageId, type MessageValue } from '../../../i18n/findings-format.ts';
+import { formatName } from '../../format-names.ts';
 
 export interface HiddenContentVerdict {
   suspected: boolean | null;
@@ -153,7 +154,7 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
       if (inside.length) add('medium', 'finding.hidden_content.polyglot', { places: list(inside.map((e) => ({ id: 'finding.hidden_content.part.at_byte', values: { type: e.type, offset: e.offset } }))) }, 'tip.hidden_content.polyglot');
       if (unusual.length) add('medium', 'finding.hidden_content.unusual', { jpeg: format === 'jpeg' ? 'yes' : 'no', chunks: list(unusual.slice(0, 6).map((c) => ({ id: 'finding.hidden_content.part.chunk', values: { type: c.type, size: c.size } }))) }, 'tip.hidden_content.unusual');
     } else if (kind === 'image') {
-      add('info', 'finding.hidden_content.not_walked', { format: format.toUpperCase() });
+      add('info', 'finding.hidden_content.not_walked', { format: formatName(format) });
     } else {
       add('info', 'finding.hidden_content.video_structure');
     }
@@ -185,7 +186,7 @@ export const hiddenContentDetector: Detector<HiddenContentVerdict> = {
         add('info', 'finding.hidden_content.lsb_failed', { error: (err as Error).message });
       }
     } else if (kind === 'image') {
-      add('info', 'finding.hidden_content.lsb_not_lossless', { format: format.toUpperCase(), animated: input.probe.animated ? 'yes' : 'no' });
+      add('info', 'finding.hidden_content.lsb_not_lossless', { format: formatName(format), animated: input.probe.animated ? 'yes' : 'no' });
     } else {
       const frames = await frameSteganalysis(input, options);
       if (frames.lsb) lsb = frames.lsb;
