@@ -1,7 +1,7 @@
 // The web pages as a person uses them: Tor Browser at its Safest level (a real chromium with
 // JavaScript off), over the onion listener, from sign-up to every product. The onion name is
 // mapped to the listener by the browser's resolver; the service hands out URLs on that name.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startBrowser, PHONE_VIEWPORT } from './helpers/browser.ts';
@@ -21,24 +21,7 @@ const DONE = 120_000;
 test.serial('a person signs up, verifies, makes a key and uses every product through the pages, without JavaScript, over the onion', async (t) => {
   t.timeout(300_000);
   t.is(ONION.length, 62);
-  const mail = await startMailCatcher();
-  const port = await freePort();
-  const origin = `http://${ONION}:${port}`;
-  const svc = await startService({
-    OBSCURA_SMTP_URL: mail.url,
-    OBSCURA_ONION_LISTEN: `127.0.0.1:${port}`,
-    OBSCURA_ONION_ORIGIN: origin,
-    OBSCURA_DIRECT_UPLOAD_MAX: '8MiB',
-  });
-  const b = await startBrowser({ hostRules: `MAP ${ONION} 127.0.0.1`, shotsDir: SHOTS });
-  const { page } = b;
-  const work = tempDir();
-  t.teardown(async () => {
-    await b.close();
-    await svc.close();
-    await mail.close();
-  });
-  const text = async () => (await page.textContent('main')) ?? '';
+  const { mail, origin, svc, b, page, work, text } = await journey(t, SHOTS);
 
   // home, then sign-up
   await page.goto(`${origin}/`);
@@ -202,6 +185,29 @@ test.serial('a person signs up, verifies, makes a key and uses every product thr
 });
 
 /** Follows a running job page's "check again" link until `selector` is on the page. */
+/** The service with a mail catcher on an onion listener, and a browser that reaches it by the
+ *  onion name: what both journeys start from, closed when the test ends. */
+async function journey(t: ExecutionContext, shotsDir: string) {
+  const mail = await startMailCatcher();
+  const port = await freePort();
+  const origin = `http://${ONION}:${port}`;
+  const svc = await startService({
+    OBSCURA_SMTP_URL: mail.url,
+    OBSCURA_ONION_LISTEN: `127.0.0.1:${port}`,
+    OBSCURA_ONION_ORIGIN: origin,
+    OBSCURA_DIRECT_UPLOAD_MAX: '8MiB',
+  });
+  const b = await startBrowser({ hostRules: `MAP ${ONION} 127.0.0.1`, shotsDir });
+  const { page } = b;
+  t.teardown(async () => {
+    await b.close();
+    await svc.close();
+    await mail.close();
+  });
+  const text = async () => (await page.textContent('main')) ?? '';
+  return { mail, origin, svc, b, page, work: tempDir(), text };
+}
+
 async function whenDone(page: import('playwright-core').Page, selector: string): Promise<void> {
   const end = Date.now() + DONE;
   while ((await page.locator(selector).count()) === 0) {
@@ -219,24 +225,7 @@ async function whenDone(page: import('playwright-core').Page, selector: string):
 test.serial('the same journey in Persian (right to left), chosen on the home page, over the onion without JavaScript', async (t) => {
   t.timeout(300_000);
   const say = translator('fa');
-  const mail = await startMailCatcher();
-  const port = await freePort();
-  const origin = `http://${ONION}:${port}`;
-  const svc = await startService({
-    OBSCURA_SMTP_URL: mail.url,
-    OBSCURA_ONION_LISTEN: `127.0.0.1:${port}`,
-    OBSCURA_ONION_ORIGIN: origin,
-    OBSCURA_DIRECT_UPLOAD_MAX: '8MiB',
-  });
-  const b = await startBrowser({ hostRules: `MAP ${ONION} 127.0.0.1`, shotsDir: SHOTS_FA });
-  const { page } = b;
-  const work = tempDir();
-  t.teardown(async () => {
-    await b.close();
-    await svc.close();
-    await mail.close();
-  });
-  const text = async () => (await page.textContent('main')) ?? '';
+  const { mail, origin, b, page, work, text } = await journey(t, SHOTS_FA);
   const submit = (action: string) => page.click(`main form[action="${action}"] button[type=submit]`);
   const jobOf = () => /\/job\/([\w-]+)$/.exec(page.url())?.[1];
 
