@@ -9,9 +9,7 @@ import { Jobs } from './domain/jobs.ts';
 import { JobResults } from './domain/job-results.ts';
 import { Maintenance } from './domain/maintenance.ts';
 import { RateLimits } from './domain/rate-limits.ts';
-import { analyseRunner } from './domain/runners/analyse.ts';
-import { convertRunner } from './domain/runners/convert.ts';
-import { hideRunner, revealRunner } from './domain/runners/stego.ts';
+import { registerProducts, type Starts } from './products/index.ts';
 import { Sessions } from './domain/sessions.ts';
 import { Uploads } from './domain/uploads.ts';
 import { DirectUploads } from './domain/uploads-direct.ts';
@@ -69,6 +67,8 @@ export interface Services {
   directUploads: DirectUploads;
   tusUploads: TusUploads;
   jobs: Jobs;
+  /** Each product's typed job start (products/index.ts). */
+  starts: Starts;
   /** What finished jobs leave, until it expires. */
   results: JobResults;
   pool: WorkerPool;
@@ -158,10 +158,7 @@ export async function createServices(config: Config, opts: ServicesOptions = {})
   });
   // every job's media limits, with the memory one job may reserve
   const limits = { ...config.media, memoryPerJob: config.memory.perJob };
-  jobs.register(convertRunner({ uploads, limits, cpuBudgetMs: config.convert.cpuBudgetMs }));
-  jobs.register(hideRunner({ uploads, limits }));
-  jobs.register(revealRunner({ uploads, limits }));
-  jobs.register(analyseRunner({ uploads, limits, c2paTrustAnchors: config.c2paTrustAnchors || undefined, ocrRecycleAfter: config.ocr.recycleAfter }));
+  const starts = registerProducts(jobs, { uploads, limits, cpuBudgetMs: config.convert.cpuBudgetMs, c2paTrustAnchors: config.c2paTrustAnchors || undefined, ocrRecycleAfter: config.ocr.recycleAfter });
   // the one outbound connection, and only when the operator named a relay
   const mailer: Mailer | undefined = config.web.smtpUrl ? smtpMailer(config.web.smtpUrl, config.web.mailFrom) : undefined;
   const webSessions = new WebSessions({
@@ -213,6 +210,7 @@ export async function createServices(config: Config, opts: ServicesOptions = {})
     directUploads: new DirectUploads(uploads),
     tusUploads: new TusUploads(uploads),
     jobs,
+    starts,
     results: new JobResults({ rows: repos.jobs, assets: repos.assets, blobs, sealer }),
     pool,
     rateLimits: new RateLimits(config.abuse, engine.counters, masterKey.derive('key-brake'), { metrics }),

@@ -61,7 +61,7 @@ async function startJob(s: Services, account: Account, files = 1): Promise<JobRo
   for (let i = 0; i < files; i++) {
     await s.directUploads.whole(account, { uploadUid: session.id, step: 1, name: `file-${i}.png`, clientUploadId: undefined, contentLength: png.length }, [png]);
   }
-  return s.jobs.create(account, 'convert', { upload_uid: session.id, image_format: 'webp' });
+  return s.starts.convert(account, { session, options: { target: 'image', format: 'webp', fit: 'inside', upscale: false, lossless: false } });
 }
 
 async function ended(s: Services, job: JobRow): Promise<JobRow> {

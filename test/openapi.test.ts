@@ -4,7 +4,7 @@ import { NETWORKS, type Network } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { DESCRIPTION_VERSION } from '../src/http/openapi/document.ts';
 import { mountedRoutes } from '../src/http/route-list.ts';
-import { jobStartBodies } from '../src/http/schemas/jobs.ts';
+import { startBodies } from '../src/products/index.ts';
 import { Account, Status } from '../src/http/schemas/service.ts';
 import { HideRevealSessionBody, Session, SessionFiles } from '../src/http/schemas/sessions.ts';
 import { FileMetadata, JobAnalyse, MediaUrlCreated } from '../src/http/schemas/v1.ts';
@@ -23,7 +23,7 @@ async function documentOf(svc: Svc, network: Network): Promise<{ doc: any; text:
 }
 
 /** What validate() refuses the body with, as the route would answer it; undefined when it passes. */
-function refusal(schema: z.ZodObject, body: unknown): { error: string; message: string } | undefined {
+function refusal(schema: Parameters<typeof validate>[0], body: unknown): { error: string; message: string } | undefined {
   try {
     validate(schema, body);
     return undefined;
@@ -117,7 +117,7 @@ test("the document's request schemas are the routes' validators: what they refus
   t.teardown(() => svc.close());
   const { key } = await svc.account();
   const { doc } = await documentOf(svc, 'clearnet');
-  const starts = jobStartBodies(svc.services.jobs.limits.expiryMaxMs);
+  const starts = startBodies(svc.services.jobs.limits.expiryMaxMs);
 
   // the components are these very schemas, written by z.toJSONSchema
   const named: Record<string, z.ZodType> = { HideRevealSessionBody, ConvertJobBody: starts.convert, AnalyseJobBody: starts.analyse, HideJobBody: starts.hide, FileMetadata, JobAnalyse };
@@ -132,7 +132,7 @@ test("the document's request schemas are the routes' validators: what they refus
       headers: r.headers,
       body: (await r.json()) as any,
     }));
-  const refused = async (path: string, schema: z.ZodObject, body: unknown, header?: string) => {
+  const refused = async (path: string, schema: Parameters<typeof validate>[0], body: unknown, header?: string) => {
     const expected = refusal(schema, body);
     t.truthy(expected, `the schema accepts ${JSON.stringify(body)}`);
     const r = await post(path, body, header);

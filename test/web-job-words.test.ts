@@ -5,7 +5,7 @@ import test from 'ava';
 import { AppError } from '../src/domain/errors.ts';
 import { checkedPassword } from '../src/domain/passwords.ts';
 import { OTHER_WAYS_IN, rateLimited } from '../src/domain/web-brakes.ts';
-import { weakness } from '../src/domain/runners/stego.ts';
+import { weakness } from '../src/products/stego/runner.ts';
 import { describeRedaction } from '../src/media/convert/redact.ts';
 import { NOTHING_FOUND } from '../src/media/stego/stream.ts';
 import { translator } from '../src/i18n/format.ts';

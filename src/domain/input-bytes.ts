@@ -3,8 +3,8 @@
 // the worker (RunOptions.transfer), not copied, and no scratch file is written and read back.
 import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { UploadRow } from '../ports.ts';
-import type { Uploads } from '../uploads.ts';
+import type { UploadRow } from './ports.ts';
+import type { Uploads } from './uploads.ts';
 
 /**
  * Above this an input always goes to a scratch file, even one sharp could decode from memory:

@@ -19,13 +19,13 @@ export class JobResults {
     this.#sealer = opts.sealer;
   }
 
-  /** The finished job's report and assets; 409 while it runs, 410 once its results expired. */
-  async of(job: JobRow): Promise<{ report: Record<string, unknown>; assets: (AssetRow & AssetPrivate)[] }> {
+  /** The finished job's report (`R`: its runner's report; an empty one for a failed job) and assets; 409 while it runs, 410 once its results expired. */
+  async of<R extends object = Record<string, unknown>>(job: JobRow): Promise<{ report: Partial<R>; assets: (AssetRow & AssetPrivate)[] }> {
     if (!TERMINAL.includes(job.state)) {
       throw new AppError('conflict', 'job_not_finished', 'The job has not finished yet; poll it until it does.', { retry_after: 2 });
     }
     if (this.expired(job)) throw new AppError('gone', 'results_expired', 'These results have expired and were destroyed.');
-    const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
+    const sealed = this.#sealer.open<Sealed<unknown, Partial<R>>>(`job:${job.id}`, job.sealed);
     return {
       report: sealed.report ?? {},
       assets: (await this.#assets.forJob(job.id)).map((a) => ({ ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) })),

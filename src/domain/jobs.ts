@@ -42,12 +42,11 @@ export interface JobLimits {
   workers: number;
 }
 
-/** What a runner gets for one run of a job. */
-export interface JobContext {
+/** What a runner gets for one run of a job; `O`: the options its admit() kept. */
+export interface JobContext<O> {
   job: JobRow;
   session: SessionRow;
-  /** The options the runner's validate() returned when the job was started. */
-  options: Record<string, unknown>;
+  options: O;
   /** The session's completed uploads, in the order they arrived. */
   inputs: UploadRow[];
   /** Fires at the job's time limit, or when the service stops. */
@@ -60,6 +59,25 @@ export interface JobContext {
   progress(fraction: number, message: string): void;
   /** Stores one output of the job, encrypted, as a downloadable asset. */
   addAsset(a: NewAsset): Promise<AssetRow>;
+}
+
+/**
+ * A job start, checked once at the edge by its product's schema (the options' shape, the
+ * expiry's range) with the session it runs on already looked up (REST, MCP and the web pages
+ * by upload_uid, v1 by its media-url): the engine checks only what the session's files tell.
+ */
+export interface JobCommand<S> {
+  session: SessionRow;
+  /** How long the results stay downloadable; absent: the service's default. */
+  expiryMs?: number;
+  options: S;
+}
+
+/** What admit() may use: the files are read and probed on the engine, as the run does. */
+export interface AdmitContext {
+  engine: MediaEngine;
+  scratch: Scratch;
+  uploads: Uploads;
 }
 
 export interface NewAsset {
@@ -77,26 +95,42 @@ export interface RunOutcome {
   state: 'completed' | 'partial' | 'failed';
   message: string;
   error?: string | null;
-  /** Per-file outcomes and anything the results endpoint needs; sealed. */
-  report: Record<string, unknown>;
+  /** Per-file outcomes and anything the results endpoint needs (the runner's own type); sealed. */
+  report: object;
 }
 
-export interface Runner {
+/**
+ * One product's job: `S`, the options its start schema gives; `O`, what admit() keeps of them
+ * for the run (a hide adds the cover's output format). Neither is ever cast from unknown.
+ */
+export interface Runner<S, O = S> {
   product: Product;
   /** Which session types this product's jobs run on. */
   sessionTypes: readonly SessionType[];
-  /** Checks the start request (422 for unknown or bad options); returns the options to keep. */
-  validate(body: Record<string, unknown>, session: SessionRow, inputs: UploadRow[], ctx: { engine: MediaEngine; scratch: Scratch }): Promise<Record<string, unknown>>;
+  /** Checks what only the session's files can tell (a cover's capacity, a format refused, a limit): 422 now rather than a failed job later. */
+  admit(options: S, inputs: UploadRow[], ctx: AdmitContext): Promise<O>;
   /** Options erased when the job finishes (a passphrase lives only while the job may run). */
-  secretOptions?: readonly string[];
-  run(ctx: JobContext): Promise<RunOutcome>;
+  secretOptions?: readonly (keyof O & string)[];
+  run(ctx: JobContext<O>): Promise<RunOutcome>;
 }
 
-export interface Sealed {
-  options: Record<string, unknown>;
+/** Starts a job of one product (what Jobs.register gives back). */
+export type JobStart<S> = (account: Account, command: JobCommand<S>) => Promise<JobRow>;
+
+/** A registered runner with its options' type closed over: the engine handles every product alike. */
+interface Registered {
+  product: Product;
+  sessionTypes: readonly SessionType[];
+  secretOptions: readonly string[];
+  run(ctx: Omit<JobContext<never>, 'options'>): Promise<RunOutcome>;
+}
+
+export interface Sealed<O = Record<string, unknown>, R = object> {
+  options: O;
   /** The uploads validated at start: the job reads exactly these (absent on older jobs). */
   inputs?: string[];
-  report?: Record<string, unknown>;
+  /** The runner's report (RunOutcome.report), once the job ended. */
+  report?: R;
 }
 
 export interface AssetPrivate {
@@ -105,8 +139,6 @@ export interface AssetPrivate {
   extra?: Record<string, unknown>;
 }
 
-const EXPIRY = /^(\d{1,4})(m|h|d)$/;
-const EXPIRY_UNIT: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
 /** The job-events key of "a job was queued" (job ids start with job_, so it is no job's). */
 const QUEUED = 'queued';
 const MAX_ATTEMPTS = 3;
@@ -123,7 +155,7 @@ export class Jobs {
   readonly #scratch: Scratch;
   readonly #log: Logger;
   readonly limits: JobLimits;
-  readonly #runners = new Map<Product, Runner>();
+  readonly #runners = new Map<Product, Registered>();
   readonly #running = new Map<string, RunStop>();
   readonly #pump: JobPump<JobRow>;
   #stopHearing: (() => void) | undefined;
@@ -179,8 +211,16 @@ export class Jobs {
     });
   }
 
-  register(runner: Runner): void {
-    this.#runners.set(runner.product, runner);
+  /** Adds a product; what it gives back starts that product's jobs, typed by its options. */
+  register<S, O>(runner: Runner<S, O>): JobStart<S> {
+    const registered: Registered = {
+      product: runner.product,
+      sessionTypes: runner.sessionTypes,
+      secretOptions: runner.secretOptions ?? [],
+      run: (ctx) => runner.run({ ...ctx, options: this.#sealer.open<Sealed<O>>(`job:${ctx.job.id}`, ctx.job.sealed).options }),
+    };
+    this.#runners.set(runner.product, registered);
+    return (account, command) => this.#create(account, registered, command, (inputs) => runner.admit(command.options, inputs, { engine: this.#engine, scratch: this.#scratch, uploads: this.#uploads }));
   }
 
   /**
@@ -212,14 +252,11 @@ export class Jobs {
     await this.#pump.stop();
   }
 
-  async create(account: Account, product: Product, body: Record<string, unknown>): Promise<JobRow> {
-    const runner = this.#runner(product);
-    if (typeof body.upload_uid !== 'string' || !body.upload_uid) {
-      throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session to work on.');
-    }
-    const session = await this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
-    const expiryMs = this.#expiry(body.expiry);
-    // Checked here to spare the validation; the insert below is what holds under a race.
+  async #create<O>(account: Account, runner: Registered, command: JobCommand<unknown>, admit: (inputs: UploadRow[]) => Promise<O>): Promise<JobRow> {
+    const { session } = command;
+    // the edge looked the session up for this account; a command for another's is a bug, refused alike
+    if (session.accountId !== account.id || !runner.sessionTypes.includes(session.type)) throw new AppError('not_found', 'session_not_found', 'No such session.');
+    // Checked here to spare the admission; the insert below is what holds under a race.
     const earlier = await this.#rows.latestForSession(session.id);
     if (earlier) throw sessionUsed(earlier);
     const files = await this.#uploads.listFiles(session);
@@ -228,20 +265,19 @@ export class Jobs {
     }
     const inputs = await this.#inputs(session);
     if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
-    const { upload_uid: _u, expiry: _e, ...rest } = body;
-    const options = await runner.validate(rest, session, inputs, { engine: this.#engine, scratch: this.#scratch });
+    const options = await admit(inputs);
     const now = Date.now();
     const job: JobRow = {
       id: newId('job', 16),
       accountId: account.id,
       sessionId: session.id,
-      product,
+      product: runner.product,
       state: 'queued',
       progress: 0,
       progressMessage: 'Queued.',
       error: null,
       sealed: Buffer.alloc(0),
-      expiryMs,
+      expiryMs: command.expiryMs ?? this.limits.expiryDefaultMs,
       attempts: 0,
       createdAt: now,
       startedAt: null,
@@ -249,7 +285,7 @@ export class Jobs {
       expiresAt: null,
       resultsState: 'none',
     };
-    job.sealed = this.#sealer.seal(`job:${job.id}`, { options, inputs: inputs.map((u) => u.id) } satisfies Sealed);
+    job.sealed = this.#sealer.seal(`job:${job.id}`, { options, inputs: inputs.map((u) => u.id) } satisfies Sealed<O>);
     if (!(await this.#rows.insertIfFirst(job))) throw sessionUsed(await this.#rows.latestForSession(session.id));
     await this.#queued();
     return job;
@@ -331,7 +367,7 @@ export class Jobs {
         return;
       }
       const runner = this.#runner(job.product);
-      const sealed = this.#sealer.open<Sealed>(`job:${job.id}`, job.sealed);
+      const sealed = this.#sealer.open<Sealed<unknown>>(`job:${job.id}`, job.sealed);
       const session = await this.#sessionOf(job);
       if (!session || session.expiresAt <= Date.now()) {
         await this.#finish(job, { state: 'failed', message: 'The session expired before the job could run.', error: 'session_expired', report: {} });
@@ -347,10 +383,9 @@ export class Jobs {
       // each write is a durable commit on the event loop (one less per job)
       let position = 0;
       let lastWrite = 0;
-      const ctx: JobContext = {
+      const ctx: Omit<JobContext<never>, 'options'> = {
         job,
         session,
-        options: sealed.options,
         inputs,
         signal: run.signal,
         engine: this.#engine,
@@ -475,22 +510,12 @@ export class Jobs {
     return this.#uploads.completedIn(session);
   }
 
-  #runner(product: Product): Runner {
+  #runner(product: Product): Registered {
     const r = this.#runners.get(product);
     if (!r) throw new AppError('not_found', 'not_available', `${product} is not available on this service.`);
     return r;
   }
 
-  #expiry(raw: unknown): number {
-    if (raw === undefined || raw === null || raw === '') return this.limits.expiryDefaultMs;
-    const m = typeof raw === 'string' ? EXPIRY.exec(raw) : null;
-    const ms = m ? Number(m[1]) * EXPIRY_UNIT[m[2]] : NaN;
-    const maxDays = Math.round(this.limits.expiryMaxMs / 86_400_000);
-    if (!m || ms < 10 * 60_000 || ms > this.limits.expiryMaxMs) {
-      throw new AppError('invalid', 'invalid_expiry', `expiry must be a duration such as "1h", "1d" or "7d", from 10 minutes up to ${maxDays} days.`);
-    }
-    return ms;
-  }
 }
 
 function interrupted(times: number): RunOutcome {

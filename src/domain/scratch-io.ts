@@ -4,8 +4,8 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { UploadRow } from '../ports.ts';
-import type { Uploads } from '../uploads.ts';
+import type { UploadRow } from './ports.ts';
+import type { Uploads } from './uploads.ts';
 
 const READ_CHUNK = 1024 * 1024;
 

@@ -19,11 +19,8 @@ import type { Locker } from '../domain/ports.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import { accountRoutes } from './api/account.ts';
-import { analyseRoutes } from './api/analyse.ts';
-import { convertRoutes } from './api/convert.ts';
 import { sessionDeleteRoutes } from './api/session-delete.ts';
 import { sessionRoutes } from './api/sessions.ts';
-import { stegoRoutes } from './api/stego.ts';
 import { tusRoutes } from './api/tus.ts';
 import { directUploadRoutes } from './api/upload.ts';
 import { statusRoutes } from './api/status.ts';
@@ -44,6 +41,10 @@ import { v1StatusTable } from './v1/errors.ts';
 import { v1JobRoutes } from './v1/jobs.ts';
 import { v1UploadRoutes } from './v1/upload.ts';
 import { webRoutes } from './web/routes.ts';
+import type { Starts } from '../products/index.ts';
+import { analyseRoutes } from '../products/analyse/routes.ts';
+import { convertRoutes } from '../products/convert/routes.ts';
+import { stegoRoutes } from '../products/stego/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -56,6 +57,7 @@ export interface AppDeps {
   directUploads: DirectUploads;
   tusUploads: TusUploads;
   jobs: Jobs;
+  starts: Starts;
   results: JobResults;
   rateLimits: RateLimits;
   webSessions: WebSessions;

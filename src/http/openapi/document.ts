@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import type { Network } from '../../config.ts';
 import type { MountedRoute } from '../route-list.ts';
-import { jobStartBodies, JobStarted, JobView } from '../schemas/jobs.ts';
+import { startBodies } from '../../products/index.ts';
+import { JobStarted, JobView } from '../schemas/jobs.ts';
 import { AnalyseItem, AnalyseResult, ConvertResults, ResultFile, StegoResults } from '../schemas/results.ts';
 import { Account, ErrorBody, Maintenance, RateLimited, Status, Unauthorized } from '../schemas/service.ts';
 import { AnalyseSessionBody, ConvertSessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles, StoredFile } from '../schemas/sessions.ts';
@@ -29,7 +30,7 @@ export interface DocumentOptions {
 type Json = Record<string, unknown>;
 
 export function openApiDocument(o: DocumentOptions): Json {
-  const starts = jobStartBodies(o.expiryMaxMs);
+  const starts = startBodies(o.expiryMaxMs);
   const mounted = new Set(o.mounted.map((r) => `${r.method} ${r.path}`));
   const isMounted = (op: Operation) => mounted.has(`${op.method.toUpperCase()} ${op.path}`) || mounted.has(`* ${op.path}`);
   const operations = [...newerOperations(o.expiryMaxMs), ...v1Operations(), ...mcpOperations().filter(isMounted)];

@@ -1,6 +1,7 @@
 // The newer interface's routes (API-NEWER.md), one row each, with the schemas their routes
 // validate with and every status they answer beside those of the middleware (document.ts).
-import { jobStartBodies, JobStarted, JobView } from '../schemas/jobs.ts';
+import { startBodies } from '../../products/index.ts';
+import { JobStarted, JobView } from '../schemas/jobs.ts';
 import { AnalyseResult, ConvertResults, StegoResults } from '../schemas/results.ts';
 import { Account, Status } from '../schemas/service.ts';
 import { AnalyseSessionBody, ConvertSessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles } from '../schemas/sessions.ts';
@@ -98,7 +99,7 @@ function jobOps(o: { prefix: string; name: string; tag: string; results: Operati
 }
 
 export function newerOperations(expiryMaxMs: number): Operation[] {
-  const starts = jobStartBodies(expiryMaxMs);
+  const starts = startBodies(expiryMaxMs);
   return [
     {
       method: 'get',

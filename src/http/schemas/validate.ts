@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { AppError } from '../../domain/errors.ts';
 
 type Issue = z.core.$ZodIssue;
-type Code = string | ((issue: Issue) => string);
+export type Code = string | ((issue: Issue) => string);
 
 interface Codes {
   /** Unknown keys. */
@@ -22,8 +22,16 @@ interface Codes {
 // Keyed by the final schema instance: zod's .describe(), .optional() and .refine() return new ones.
 const registry = new WeakMap<z.ZodType, Codes>();
 
+/** The object whose fields a body's refusals are about: the body, or what a product's start pipes from. */
+function objectOf(schema: z.ZodType): z.ZodObject {
+  if (schema instanceof z.ZodObject) return schema;
+  if (schema instanceof z.ZodPipe && schema.in instanceof z.ZodObject) return schema.in;
+  throw new Error('a body schema is an object, or an object piped into what it gives');
+}
+
 /** Gives a body schema the `error` codes its refusals carry. Apply it last. */
-export function withCodes<S extends z.ZodObject>(schema: S, codes: Codes): S {
+export function withCodes<S extends z.ZodType>(schema: S, codes: Codes): S {
+  objectOf(schema);
   registry.set(schema, codes);
   return schema;
 }
@@ -33,12 +41,12 @@ export function withCodes<S extends z.ZodObject>(schema: S, codes: Codes): S {
  * routes checked them before they had schemas: leading fields, unknown keys, the other fields
  * in the schema's order, then what concerns the whole body.
  */
-export function validate<S extends z.ZodObject>(schema: S, body: unknown): z.output<S> {
+export function validate<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const codes = registry.get(schema);
   if (!codes) throw new Error('validate(): the schema has no error codes (withCodes)');
-  const issue = firstIssue(schema, codes, r.error.issues);
+  const issue = firstIssue(objectOf(schema), codes, r.error.issues);
   const field = fieldOf(issue);
   const code: Code =
     issue.code === 'unrecognized_keys' && field === undefined
@@ -63,10 +71,10 @@ function firstIssue(schema: z.ZodObject, codes: Codes, issues: readonly Issue[])
 }
 
 /** The field validate() refuses `body` for (the one its message is about), if it is one field. */
-export function refusedField(schema: z.ZodObject, body: unknown): string | undefined {
+export function refusedField(schema: z.ZodType, body: unknown): string | undefined {
   const r = schema.safeParse(body);
   const codes = registry.get(schema);
-  return r.success || !codes ? undefined : fieldOf(firstIssue(schema, codes, r.error.issues));
+  return r.success || !codes ? undefined : fieldOf(firstIssue(objectOf(schema), codes, r.error.issues));
 }
 
 /**

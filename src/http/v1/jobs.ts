@@ -9,7 +9,9 @@ import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { MediaUrls } from '../../domain/uploads-v1.ts';
 import type { JobState } from '../../domain/ports.ts';
-import { analyseItems } from '../api/analyse.ts';
+import { analyseItems } from '../../products/analyse/results.ts';
+import type { Starts } from '../../products/index.ts';
+import { analyseStart } from '../../products/analyse/start.ts';
 import { readObject } from '../body.ts';
 import { urlFor, type AppState } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
@@ -19,7 +21,7 @@ import { v1Statuses } from './errors.ts';
 
 const V1_STATUS: Record<JobState, string> = { queued: 'WAITING', processing: 'PROCESSING', completed: 'COMPLETED', partial: 'COMPLETED', failed: 'FAILED' };
 
-export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobResults; mediaUrls: MediaUrls }): Router<AppState> {
+export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; starts: Pick<Starts, 'analyse'>; results: JobResults; mediaUrls: MediaUrls }): Router<AppState> {
   const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'api_key');
   const { jobs, results } = deps;
@@ -28,12 +30,10 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobRe
     const body = validate(JobAnalyse, await readObject(ctx));
     const account = ctx.state.account!;
     const session = await deps.mediaUrls.sessionFor(account, body.key, 'analyse');
-    const job = await jobs
-      .create(account, 'analyse', {
-        upload_uid: session.id,
-        tips: body.enableTips,
-        forensic_depth: body.enableExtraAnalysis ? 'deep' : 'standard',
-      })
+    // v1's two options, the rest at the product's defaults; the media-url is the session, already looked up
+    const options = analyseStart.options({ tips: body.enableTips, forensic_depth: body.enableExtraAnalysis ? 'deep' : 'standard' });
+    const job = await deps.starts
+      .analyse(account, { session, options })
       .catch((err: unknown) => {
         // a media-url is the session of v1: it holds one job, ever
         if (!(err instanceof AppError && err.code === 'session_used')) throw err;

@@ -7,9 +7,10 @@ import { newRouter } from '../router.ts';
 import { AppError } from '../../domain/errors.ts';
 import { TERMINAL, type Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
-import type { FileFailure } from '../../domain/runners/convert.ts';
 import type { JobRow } from '../../domain/ports.ts';
-import { analyseItemsOf } from '../api/analyse.ts';
+import { analyseItemsOf } from '../../products/analyse/results.ts';
+import type { AnalyseReport } from '../../products/analyse/runner.ts';
+import type { ConvertReport } from '../../products/convert/runner.ts';
 import type { AppState, Ctx } from '../context.ts';
 import { sendFile } from '../download.ts';
 import { person } from './account-pages.ts';
@@ -43,7 +44,7 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     const words = wordsOf(ctx);
     const title = jobTitle(job, words);
     if (!TERMINAL.includes(job.state)) return render(ctx, { title }, jobView({ job: info(job, words), words }));
-    const { report, assets } = await d.results.of(job);
+    const { report, assets } = await d.results.of<AnalyseReport & ConvertReport>(job);
     const files: ResultFile[] = assets.map((a, n) => ({
       n,
       name: a.name,
@@ -63,7 +64,7 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
       return render(ctx, { title }, analyseReportView({ job: info(job, words), items, assetHref: (id) => `/job/${job.id}/file/${place.get(id) ?? -1}`, words }));
     }
     if (job.product === 'convert') {
-      const failed = ((report.failures as FileFailure[] | undefined) ?? []).map((f) => ({ name: f.name, error: f.error, message: failureText(f.error, f.message, words) }));
+      const failed = (report.failures ?? []).map((f) => ({ name: f.name, error: f.error, message: failureText(f.error, f.message, words) }));
       return render(ctx, { title }, convertResultView({ job: info(job, words, { perFileListed: failed.length > 0 }), files, failed, words }));
     }
     render(ctx, { title }, stegoResultView({ job: info(job, words), files, words }));

@@ -15,8 +15,8 @@ import { refusalError } from '../../domain/web-brakes.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
 import type { JobRow, Product } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
-import { jobStartBodies } from '../schemas/jobs.ts';
-import { refusedField, validate } from '../schemas/validate.ts';
+import { bodyStarts, startBodies, type Starts } from '../../products/index.ts';
+import { refusedField } from '../schemas/validate.ts';
 import { withinAccountLimits } from '../middleware/account-limits.ts';
 import { controlOf } from './field-errors.ts';
 import { readMultipart, type Fields } from './form.ts';
@@ -29,6 +29,7 @@ export interface ProductPageDeps {
   uploads: Uploads;
   directUploads: DirectUploads;
   jobs: Jobs;
+  starts: Starts;
   results: JobResults;
   webSessions: WebSessions;
   formLimits: FormLimits;
@@ -67,7 +68,8 @@ export function startBody(product: Product, f: Fields): Record<string, unknown> 
 
 export function productPages(d: ProductPageDeps): Router<AppState> {
   const router = newRouter();
-  const bodies = jobStartBodies(d.jobs.limits.expiryMaxMs);
+  const bodies = startBodies(d.jobs.limits.expiryMaxMs);
+  const begin = bodyStarts({ sessions: d.sessions, starts: d.starts, expiryMaxMs: d.jobs.limits.expiryMaxMs });
   const cap = Math.min(d.uploads.limits.directUploadMax, d.uploads.limits.fileMax);
 
   const form = (ctx: Ctx, product: Product, values: Fields | Record<string, string | string[]>, notice?: { kind: 'error' | 'ok'; message: string; code?: string }, status = 200) => {
@@ -116,7 +118,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             fields,
           );
           body = { ...startBody(product, fields), upload_uid: session.id };
-          job = await d.jobs.create(account, product, validate(bodies[product], body));
+          job = await begin[product](account, body);
           return true;
         };
         const limits = ctx.state.limits;

@@ -1,5 +1,6 @@
 // The web pages for people, on every listener: one router, behind the visitor's cookie, the
 // pages' CSP and an error boundary that answers pages rather than JSON.
+import type { Starts } from '../../products/index.ts';
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import { readFileSync } from 'node:fs';
@@ -35,6 +36,7 @@ export interface WebDeps {
   uploads: Uploads;
   directUploads: DirectUploads;
   jobs: Jobs;
+  starts: Starts;
   results: JobResults;
   webSessions: WebSessions;
   selfService: SelfService;

@@ -78,14 +78,20 @@ export const CONVERT_FIELDS = {
 
 const schema = z.object(CONVERT_FIELDS);
 
+/** The convert fields as the start's schema gives them (null: not set, as JSON clients send it). */
+export type ConvertFields = { [K in keyof typeof CONVERT_FIELDS]?: z.output<(typeof CONVERT_FIELDS)[K]> | null };
+
 /** Parses the convert fields of an API body (the caller refuses unknown keys). Throws MediaError('invalid_option'). */
 export function parseConvertOptions(raw: Record<string, unknown>): ConvertOptions {
   // JSON clients send null for "not set".
   const present = Object.fromEntries(Object.entries(raw ?? {}).filter(([, v]) => v !== null && v !== undefined));
   const r = schema.safeParse(present);
   if (!r.success) throw new MediaError('invalid_option', r.error.issues[0]?.message ?? 'The convert options are not valid.');
-  const o = r.data;
+  return convertOptionsOf(r.data);
+}
 
+/** The options from fields each already checked: what concerns several fields is refused here. Throws MediaError('invalid_option'). */
+export function convertOptionsOf(o: ConvertFields): ConvertOptions {
   if (o.image_format && o.video_format) {
     throw new MediaError('invalid_option', 'Give either image_format or video_format, not both.');
   }
@@ -104,9 +110,9 @@ export function parseConvertOptions(raw: Record<string, unknown>): ConvertOption
   if (o.redact_style && !redact.length) throw new MediaError('invalid_option', 'redact_style needs redact: give redact ["faces"], ["text"] or both.');
 
   const common: Common = {
-    ...(o.quality !== undefined ? { quality: o.quality } : {}),
-    ...(o.width !== undefined ? { width: o.width } : {}),
-    ...(o.height !== undefined ? { height: o.height } : {}),
+    ...(o.quality != null ? { quality: o.quality } : {}),
+    ...(o.width != null ? { width: o.width } : {}),
+    ...(o.height != null ? { height: o.height } : {}),
     fit: (o.fit ?? 'inside') as Fit,
     upscale: o.upscale ?? false,
     lossless,

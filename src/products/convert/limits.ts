@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import type { ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, probesInMemory, sniff } from '../../media/probe.ts';
-import type { UploadRow, Scratch } from '../ports.ts';
-import { AppError } from '../errors.ts';
-import { engineFailure, type MediaEngine } from '../media-engine.ts';
-import type { Uploads } from '../uploads.ts';
-import { toMemory } from './input-bytes.ts';
-import { toScratch } from './scratch-io.ts';
+import type { UploadRow, Scratch } from '../../domain/ports.ts';
+import { AppError } from '../../domain/errors.ts';
+import { engineFailure, type MediaEngine } from '../../domain/media-engine.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import { toMemory } from '../../domain/input-bytes.ts';
+import { toScratch } from '../../domain/scratch-io.ts';
 
 /** Formats whose header sits at the start and that hold one picture: their first MiB is enough. */
 const HEAD_ONLY = new Set(['jpeg', 'bmp']);

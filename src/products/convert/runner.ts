@@ -4,18 +4,19 @@
 // store. Some files failing makes the job partial, all of them failed.
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { parseConvertOptions, type ConvertOptions } from '../../media/convert/options.ts';
+import type { ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { decodesFromMemory } from '../../media/convert/backends/sharp.ts';
 import { SNIFF_BYTES, sniff } from '../../media/probe.ts';
-import type { SessionRow, UploadRow } from '../ports.ts';
-import { AppError } from '../errors.ts';
-import { jobFailure } from '../media-engine.ts';
-import { readHead, refuseOverLimits } from './convert-limits.ts';
-import { readInput } from './input-bytes.ts';
-import { fromScratch } from './scratch-io.ts';
-import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
-import type { Uploads } from '../uploads.ts';
+import type { UploadRow } from '../../domain/ports.ts';
+import { AppError } from '../../domain/errors.ts';
+import { jobFailure } from '../../domain/media-engine.ts';
+import { readInput } from '../../domain/input-bytes.ts';
+import { fromScratch } from '../../domain/scratch-io.ts';
+import type { JobContext, Runner, RunOutcome } from '../../domain/jobs.ts';
+import type { Uploads } from '../../domain/uploads.ts';
+import { outputName } from '../../domain/output-name.ts';
+import { readHead, refuseOverLimits } from './limits.ts';
 
 export interface FileFailure {
   storage_uid: string;
@@ -24,21 +25,17 @@ export interface FileFailure {
   message: string;
 }
 
-export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpuBudgetMs?: number }): Runner {
+/** What a conversion keeps for its results: the files that failed. */
+export interface ConvertReport {
+  failures: FileFailure[];
+}
+
+export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpuBudgetMs?: number }): Runner<ConvertOptions> {
   return {
     product: 'convert',
     sessionTypes: ['convert'],
 
-    async validate(body: Record<string, unknown>, _session: SessionRow, inputs: UploadRow[], ctx) {
-      // unknown keys never get here: the start's schema refuses them (http/schemas/validate.ts, strictBody)
-      let options: ConvertOptions;
-      try {
-        options = parseConvertOptions(body);
-      } catch (err) {
-        const e = err as { name?: string; message?: string };
-        if (e.name === 'MediaError') throw new AppError('invalid', 'invalid_option', e.message ?? 'Invalid option.');
-        throw err;
-      }
+    async admit(options, inputs, ctx) {
       // each file's first MiB, read once: formats outside the allow-list are refused now, not
       // after a wait in the queue, and every limit, on the file and on the output the options
       // make of it, is checked before any work
@@ -50,11 +47,11 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
         }
         await refuseOverLimits(deps, { input, index: i, head }, options, ctx);
       }
-      return options as unknown as Record<string, unknown>;
+      return options;
     },
 
-    async run(ctx: JobContext): Promise<RunOutcome> {
-      const options = ctx.options as unknown as ConvertOptions;
+    async run(ctx: JobContext<ConvertOptions>): Promise<RunOutcome> {
+      const { options } = ctx;
       const n = ctx.inputs.length;
       const failures: FileFailure[] = [];
       const used = new Set<string>();
@@ -92,7 +89,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
           failures.push(failureOf(input, name, err));
         }
       }
-      const report = { failures };
+      const report: ConvertReport = { failures };
       const r = redactionSummary(redacted, options);
       if (done === n) return { state: 'completed', message: `Converted ${n} file${n === 1 ? '' : 's'}.${r}`, report };
       const why = failures.map((f) => `${labelOf(ctx.inputs, f.storage_uid)}: ${f.message}`).join(' ');
@@ -120,13 +117,4 @@ function failureOf(input: UploadRow, name: string, err: unknown): FileFailure {
 function labelOf(inputs: UploadRow[], id: string): string {
   const i = inputs.findIndex((u) => u.id === id);
   return `File ${i + 1}`;
-}
-
-/** "holiday.HEIC" + "jpg" -> "holiday.jpg"; a second "holiday.jpg" becomes "holiday-2.jpg". */
-export function outputName(name: string, extension: string, used: Set<string>): string {
-  const stem = name.replace(/\.[^./\\]{1,10}$/, '') || 'file';
-  let candidate = `${stem}.${extension}`;
-  for (let k = 2; used.has(candidate.toLowerCase()); k++) candidate = `${stem}-${k}.${extension}`;
-  used.add(candidate.toLowerCase());
-  return candidate;
 }

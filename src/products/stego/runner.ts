@@ -12,21 +12,20 @@ import { handOverKeys } from '../../media/stego/key-handoff.ts';
 import { passphraseKeys } from '../../media/stego/keys.ts';
 import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
 import { NOTHING_FOUND } from '../../media/stego/stream.ts';
-import type { UploadRow, Scratch } from '../ports.ts';
-import { AppError } from '../errors.ts';
-import { engineFailure, jobFailure, type MediaEngine } from '../media-engine.ts';
-import { fromScratch, toScratch } from './scratch-io.ts';
-import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
-import { safeName, type Uploads } from '../uploads.ts';
-import { outputName } from './convert.ts';
+import type { UploadRow } from '../../domain/ports.ts';
+import { AppError } from '../../domain/errors.ts';
+import { engineFailure, jobFailure } from '../../domain/media-engine.ts';
+import { fromScratch, toScratch } from '../../domain/scratch-io.ts';
+import type { AdmitContext, JobContext, Runner, RunOutcome } from '../../domain/jobs.ts';
+import { outputName } from '../../domain/output-name.ts';
+import { safeName, type Uploads } from '../../domain/uploads.ts';
+import type { HideStart, RevealOptions } from './start.ts';
 
-const MAX_PASSPHRASE = 1024;
-
-function passphraseOf(body: Record<string, unknown>): string {
-  const p = body.password;
-  if (typeof p !== 'string' || p === '') throw new AppError('invalid', 'missing_password', 'password is required: the passphrase that seals the hidden files. It cannot be empty.');
-  if (p.length > MAX_PASSPHRASE) throw new AppError('invalid', 'invalid_password', `The passphrase is longer than ${MAX_PASSPHRASE} characters.`);
-  return p;
+/** A hide as it runs: the output format is settled once the cover is known. */
+export interface HideOptions {
+  password: string;
+  output_format: StegoImageFormat | StegoVideoFormat;
+  capacity: number;
 }
 
 /** A short, plain-language warning, or undefined for a passphrase that looks strong. */
@@ -43,7 +42,7 @@ export function weakness(p: string): string | undefined {
 const HEAD_BYTES = 1 << 20;
 
 /** The cover's kind and size, for the capacity check. A head-only probe that fails is retried on the whole file. */
-async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: { engine: MediaEngine; scratch: Scratch }): Promise<Probe> {
+async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: UploadRow, ctx: AdmitContext): Promise<Probe> {
   return ctx.scratch.with(async (dir) => {
     const file = path.join(dir, 'cover');
     const run = () => ctx.engine.run({ engine: 'probe', args: { input: file, limits: deps.limits } });
@@ -70,14 +69,13 @@ async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: 
   });
 }
 
-export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
+export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner<HideStart, HideOptions> {
   return {
     product: 'hide',
     sessionTypes: ['hide'],
     secretOptions: ['password'],
 
-    async validate(body, _session, inputs, ctx) {
-      const password = passphraseOf(body);
+    async admit({ password, output_format }, inputs, ctx) {
       const secrets = inputs.filter((u) => u.step === 1);
       const covers = inputs.filter((u) => u.step === 2);
       if (!secrets.length) throw new AppError('invalid', 'no_secret', 'Upload at least one file to hide (step 1).');
@@ -86,8 +84,8 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       const cover = await probeCover(deps, covers[0], ctx);
       const video = cover.kind === 'video';
       const allowed: readonly string[] = video ? STEGO_VIDEO_FORMATS : STEGO_IMAGE_FORMATS;
-      const format = body.output_format ?? (video ? 'mkv' : 'png');
-      if (typeof format !== 'string' || !allowed.includes(format)) {
+      const format = output_format ?? (video ? 'mkv' : 'png');
+      if (!allowed.includes(format)) {
         throw new AppError('invalid', 'invalid_option', `output_format must be one of ${allowed.join(', ')} for ${video ? 'a video' : 'an image'} cover (the result is lossless).`);
       }
       const capacity = video
@@ -114,9 +112,8 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       return { password, output_format: format, capacity };
     },
 
-    async run(ctx: JobContext): Promise<RunOutcome> {
-      const password = ctx.options.password as string;
-      const format = ctx.options.output_format as StegoImageFormat | StegoVideoFormat; // checked by validate()
+    async run(ctx: JobContext<HideOptions>): Promise<RunOutcome> {
+      const { password, output_format: format } = ctx.options;
       const secrets = ctx.inputs.filter((u) => u.step === 1);
       const cover = ctx.inputs.find((u) => u.step === 2)!;
       const notes: string[] = [];
@@ -168,20 +165,19 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
 /** The reveal's only failures said as they are (see run() below); every other one is "nothing found". */
 const REVEAL_SAYS = new Set(['reveal_too_large', 'too_much_memory']);
 
-export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner {
+export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): Runner<RevealOptions> {
   return {
     product: 'reveal',
     sessionTypes: ['reveal'],
     secretOptions: ['password'],
 
-    async validate(body, _session, inputs) {
-      const password = passphraseOf(body);
+    async admit(options, inputs) {
       if (inputs.length !== 1) throw new AppError('invalid', 'no_file', 'Upload the one file to reveal from (step 1).');
-      return { password };
+      return options;
     },
 
-    async run(ctx: JobContext): Promise<RunOutcome> {
-      const password = ctx.options.password as string;
+    async run(ctx: JobContext<RevealOptions>): Promise<RunOutcome> {
+      const { password } = ctx.options;
       const file = ctx.inputs[0];
       ctx.progress(0.1, 'Looking for hidden content.');
       try {

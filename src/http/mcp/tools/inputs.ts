@@ -1,8 +1,11 @@
 // The input schemas of the tools that start jobs, derived from the REST start bodies
-// (schemas/jobs.ts): the same option fields, the same refusals and the same "Unknown option"
-// message, made by the same strictBody. get_capabilities publishes them as each product's options.
+// (products/<product>/start.ts): the same option fields, the same refusals and the same "Unknown
+// option" message, made by the same strictBody. get_capabilities publishes them as each
+// product's options. A call then starts through the REST body itself (products/start.ts).
 import { z } from 'zod';
-import { START_OPTIONS, expiryField } from '../../schemas/jobs.ts';
+import type { Product } from '../../../domain/ports.ts';
+import { START_OPTIONS } from '../../../products/index.ts';
+import { expiryField } from '../../../products/start.ts';
 import { strictBody } from '../../schemas/validate.ts';
 
 export const uploadUid = z.string().min(1).max(64).describe('the upload_uid create_session gave');
@@ -33,7 +36,10 @@ function startInput<S extends z.ZodRawShape>(options: { shape: S; tail: string }
   return strictBody({ upload_uid: uploadUid, ...args, expiry: argument(expiryField()) }, 'option', options.tail);
 }
 
-export const hideInput = startInput(START_OPTIONS.hide);
-export const revealInput = startInput(START_OPTIONS.reveal);
-export const analyseInput = startInput(START_OPTIONS.analyse);
-export const convertInput = startInput(START_OPTIONS.convert);
+/** Each product's start tool input. */
+export const START_INPUTS: Record<Product, z.ZodObject> = {
+  hide: startInput(START_OPTIONS.hide),
+  reveal: startInput(START_OPTIONS.reveal),
+  analyse: startInput(START_OPTIONS.analyse),
+  convert: startInput(START_OPTIONS.convert),
+};

@@ -3,69 +3,30 @@
 // starts an hour, as a REST start does.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { Product } from '../../../domain/ports.ts';
+import { CARDS, bodyStarts } from '../../../products/index.ts';
 import { jobView, startView } from '../../api/results.ts';
 import type { ToolCall } from '../call.ts';
 import { output } from '../output.ts';
 import { keyed } from '../result.ts';
 import { jobShape, startShape } from '../shapes.ts';
-import { analyseInput, convertInput, hideInput, revealInput, uploadUid } from './inputs.ts';
+import { START_INPUTS, uploadUid } from './inputs.ts';
 
 const MAX_WAIT_S = 30;
 const starts = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 export function jobTools(server: McpServer, call: ToolCall): void {
   const { jobs, sessions } = call.deps;
-  const start = (product: Product) =>
-    keyed(call, async (args: Record<string, unknown>, account) => startView(await call.startJob(account, () => jobs.create(account, product, withoutUnset(args)))));
+  // each start goes through its product's REST body (the range of expiry is checked there)
+  const begin = bodyStarts({ sessions, starts: call.deps.starts, expiryMaxMs: jobs.limits.expiryMaxMs });
   const startOutput = output(startShape);
 
-  server.registerTool(
-    'start_convert_job',
-    {
-      title: 'Start a conversion',
-      description:
-        'Converts every step-1 file of a convert session. Give image_format for images or video_format for videos; options are checked at once (an unknown format or a result over the limits is an error now, not later). Then poll get_job_status.',
-      inputSchema: convertInput,
-      outputSchema: startOutput,
-      annotations: { title: 'Start a conversion', ...starts },
-    },
-    start('convert'),
-  );
-  server.registerTool(
-    'start_analyse_job',
-    {
-      title: 'Start an analysis',
-      description: 'Analyses every step-1 file of an analyse session (manipulation, hidden content, provenance, privacy; graded A-F). Then poll get_job_status and read get_analyse_result.',
-      inputSchema: analyseInput,
-      outputSchema: startOutput,
-      annotations: { title: 'Start an analysis', ...starts },
-    },
-    start('analyse'),
-  );
-  server.registerTool(
-    'start_hide_job',
-    {
-      title: 'Start hiding files',
-      description:
-        'Encrypts the step-1 secret file(s) of a hide session under the passphrase and hides them losslessly in the step-2 cover. A secret that does not fit is refused now, with capacity_bytes. Then poll get_job_status.',
-      inputSchema: hideInput,
-      outputSchema: startOutput,
-      annotations: { title: 'Start hiding files', ...starts },
-    },
-    start('hide'),
-  );
-  server.registerTool(
-    'start_reveal_job',
-    {
-      title: 'Start revealing files',
-      description: 'Recovers the files hidden in the step-1 file of a reveal session with the passphrase. Then poll get_job_status.',
-      inputSchema: revealInput,
-      outputSchema: startOutput,
-      annotations: { title: 'Start revealing files', ...starts },
-    },
-    start('reveal'),
-  );
+  for (const card of CARDS) {
+    server.registerTool(
+      card.tool.name,
+      { title: card.tool.title, description: card.tool.description, inputSchema: START_INPUTS[card.product], outputSchema: startOutput, annotations: { title: card.tool.title, ...starts } },
+      keyed(call, async (args: Record<string, unknown>, account) => startView(await call.startJob(account, () => begin[card.product](account, withoutUnset(args))))),
+    );
+  }
 
   server.registerTool(
     'get_job_status',

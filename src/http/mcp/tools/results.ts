@@ -3,9 +3,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
-import { analyseResult } from '../../api/analyse.ts';
-import { convertResults } from '../../api/convert.ts';
-import { stegoResults } from '../../api/stego.ts';
+import { analyseResult } from '../../../products/analyse/results.ts';
+import { CARDS } from '../../../products/index.ts';
 import type { ToolCall } from '../call.ts';
 import { output } from '../output.ts';
 import { keyed } from '../result.ts';
@@ -27,11 +26,12 @@ export function resultTools(server: McpServer, call: ToolCall): void {
     },
     keyed(call, async ({ upload_uid }: { upload_uid: string }, account) => {
       const type = (await sessions.get(account, upload_uid)).type;
-      if (type === 'analyse') {
+      const answer = CARDS.find((c) => c.product === type)?.results;
+      if (!answer) {
         throw new AppError('invalid', 'analyse_session', 'An analysis answers one report per file: call get_analyse_result with this upload_uid.');
       }
       const job = await jobs.latest(account, upload_uid, type);
-      return type === 'convert' ? await convertResults(call.ctx, results, job) : await stegoResults(call.ctx, results, job);
+      return await answer(call.ctx, results, job);
     }),
   );
 

@@ -1,0 +1,21 @@
+// A finished hide or reveal as clients read it (REST and MCP): its files, download URLs on the
+// request's network.
+import type { JobResults } from '../../domain/job-results.ts';
+import type { JobRow } from '../../domain/ports.ts';
+import type { Ctx } from '../../http/context.ts';
+import { resultFile } from '../../http/api/results.ts';
+
+export const STEGO_DOWNLOAD = '/api/job/download';
+
+/** A finished hide or reveal job's results, download URLs on the request's network (REST and MCP). */
+export async function stegoResults(ctx: Ctx, results: JobResults, job: JobRow): Promise<Record<string, unknown>> {
+  const { assets } = await results.of(job);
+  return {
+    job_uid: job.id,
+    job_type: job.product,
+    status: job.state,
+    message: job.progressMessage,
+    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    result_files: assets.map((a) => resultFile(ctx, a, STEGO_DOWNLOAD)),
+  };
+}
