@@ -1,4 +1,4 @@
-// The task map (src/queue/tasks.ts) types both ends: the pool's run() at the call site and the
+// The task map (src/domain/media-tasks.ts) types both ends: the pool's run() at the call site and the
 // worker's dispatch table. The @ts-expect-error lines are checked by tsc --noEmit.
 import { Writable } from 'node:stream';
 import { test } from './helpers/test.ts';
@@ -6,7 +6,7 @@ import { PHOTO } from './helpers/media.ts';
 import { loadConfig } from '../src/config.ts';
 import { TaskError, WorkerPool } from '../src/queue/worker-pool.ts';
 import { createLogger } from '../src/log.ts';
-import type { Engines, TaskResult } from '../src/queue/tasks.ts';
+import type { Engines, TaskResult } from '../src/domain/media-tasks.ts';
 import type { Probe } from '../src/media/probe.ts';
 
 const limits = loadConfig({}).media;

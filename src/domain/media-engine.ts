@@ -1,12 +1,12 @@
 // The port between the domain and the media work: the runners and Jobs ask a MediaEngine for a
-// task by name, typed by the worker's task map (queue/tasks.ts: each task's args and result),
+// task by name, typed by the worker's task map (media-tasks.ts: each task's args and result),
 // and never know whether it runs on worker threads (queue/worker-pool.ts), or, in a test, on
 // the event loop. An engine fails a task with an EngineError (a code and a user-facing message);
 // what a job reports for it is decided here, in one place.
 import type { Transferable } from 'node:worker_threads';
-import type { EngineName, Task, TaskResult } from '../queue/tasks.ts';
+import type { EngineName, Task, TaskResult } from './media-tasks.ts';
 
-export type { EngineName, Task, TaskArgs, TaskResult } from '../queue/tasks.ts';
+export type { EngineName, Task, TaskArgs, TaskResult } from './media-tasks.ts';
 
 export interface EngineRunOptions {
   /** Fires to stop the task (the job's time limit, a shutdown, a lost lease). */

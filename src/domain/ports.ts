@@ -145,7 +145,10 @@ export interface SettingsRepository {
   delete(name: string): Promise<void>;
 }
 
-export type SessionType = 'hide' | 'reveal' | 'analyse' | 'convert';
+/** The four products; a session's type is the product its job will be. */
+export const PRODUCTS = ['hide', 'reveal', 'analyse', 'convert'] as const;
+export type Product = (typeof PRODUCTS)[number];
+export type SessionType = Product;
 
 export interface SessionRow {
   id: string;
@@ -206,7 +209,6 @@ export interface UploadRepository {
   delete(id: string): Promise<void>;
 }
 
-export type Product = 'hide' | 'reveal' | 'analyse' | 'convert';
 /** queued -> processing -> completed | partial | failed */
 export type JobState = 'queued' | 'processing' | 'completed' | 'partial' | 'failed';
 /** Whether a finished job's results can still be downloaded. */

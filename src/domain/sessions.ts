@@ -1,11 +1,11 @@
 // A session groups the files of one job (a hide, a reveal, an analysis, a conversion), and
 // holds that one job, ever.
 // It belongs to one account and lives a fixed time; afterwards every call on it is 410.
-import type { Account, JobRepository, SessionRepository, SessionRow, SessionType } from './ports.ts';
+import { PRODUCTS, type Account, type JobRepository, type SessionRepository, type SessionRow, type SessionType } from './ports.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
-export const SESSION_TYPES: readonly SessionType[] = ['hide', 'reveal', 'analyse', 'convert'];
+export const SESSION_TYPES: readonly SessionType[] = PRODUCTS;
 
 export interface SessionLimits {
   sessionLifeMs: number;

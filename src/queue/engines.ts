@@ -1,9 +1,9 @@
 // The engines a worker thread runs, by name: the dispatch table, typed by the task map
-// (tasks.ts). Each takes plain data (paths in the job's scratch folder, options, limits, a
+// (domain/media-tasks.ts). Each takes plain data (paths in the job's scratch folder, options, limits, a
 // port for a passphrase's keys) and returns plain data; bytes stay in scratch, but for a
 // convert's input, which may come as bytes moved (not copied) from the main thread. Media
 // code is loaded on first use (or by preload()), so a worker starts fast.
-import type { EngineContext, Engines } from './tasks.ts';
+import type { EngineContext, Engines } from '../domain/media-tasks.ts';
 
 export const engines: Engines = {
   async convert(a, ctx) {

@@ -10,11 +10,11 @@ import type { EngineRunOptions, MediaEngine } from '../domain/media-engine.ts';
 import type { Logger } from '../log.ts';
 import { MemoryBudget, type Reservation } from './memory-budget.ts';
 import { TaskError } from './task-error.ts';
-import type { EngineName, Task, TaskResult } from './tasks.ts';
+import type { EngineName, Task, TaskResult } from '../domain/media-tasks.ts';
 
 export { TaskError } from './task-error.ts';
 
-export type { EngineName, Task, TaskArgs, TaskResult } from './tasks.ts';
+export type { EngineName, Task, TaskArgs, TaskResult } from '../domain/media-tasks.ts';
 
 /** signal, onProgress, and `transfer`: objects in the args moved to the worker rather than copied. */
 export type RunOptions = EngineRunOptions;
@@ -86,7 +86,7 @@ export class WorkerPool implements MediaEngine {
     return this.#slots.filter((s) => s.busy).length;
   }
 
-  /** Runs a task (tasks.ts: an engine and its args) on a worker; resolves with that engine's result. */
+  /** Runs a task (domain/media-tasks.ts: an engine and its args) on a worker; resolves with that engine's result. */
   run<E extends EngineName>(task: Task<E>, opts: RunOptions = {}): Promise<TaskResult<E>> {
     if (this.#closed || opts.signal?.aborted) {
       closeTransfer(opts);

@@ -4,7 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import { MediaError, type MediaErrorCode } from '../media/errors.ts';
 import { setToolMemoryShare } from '../media/tools.ts';
 import { engines, preload } from './engines.ts';
-import type { EngineContext, EngineName, TaskArgs, TaskResult } from './tasks.ts';
+import type { EngineContext, EngineName, TaskArgs, TaskResult } from '../domain/media-tasks.ts';
 
 const port = parentPort!;
 void preload().catch(() => {}); // a module that fails to load fails again, visibly, in its task

@@ -1,9 +1,10 @@
 // A job's own answers, the same for every product: the start's and the poll's. Each product's
 // start body is its own (products/<product>/start.ts).
 import { z } from 'zod';
+import { PRODUCTS } from '../../domain/ports.ts';
 
 const iso = z.iso.datetime();
-const product = z.enum(['hide', 'reveal', 'analyse', 'convert']);
+const product = z.enum(PRODUCTS);
 const state = z.enum(['queued', 'processing', 'completed', 'partial', 'failed']);
 
 export const JobStarted = z.object({ job_uid: z.string(), job_type: product, status: state, upload_uid: z.string() });

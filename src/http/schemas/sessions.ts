@@ -1,5 +1,6 @@
 // Sessions: the bodies that create one (checked by api/sessions.ts) and what they answer.
 import { z } from 'zod';
+import { PRODUCTS } from '../../domain/ports.ts';
 import { strictBody, withCodes } from './validate.ts';
 
 const typeOf = (allowed: readonly [string, ...string[]]) => z.enum(allowed, { error: `type must be ${allowed.map((t) => `"${t}"`).join(' or ')}.` });
@@ -18,7 +19,7 @@ const iso = z.iso.datetime();
 
 export const Session = z.object({
   upload_uid: z.string().describe("The session's id: it names the session in uploads, jobs and polls."),
-  type: z.enum(['hide', 'reveal', 'analyse', 'convert']),
+  type: z.enum(PRODUCTS),
   max_upload_bytes: z.int().describe('Largest direct upload (POST /api/upload).'),
   max_file_bytes: z.int().describe('Largest file by any upload.'),
   max_files: z.int().describe('Most files at step 1.'),
@@ -37,7 +38,7 @@ export const StoredFile = z.object({
 /** DELETE of a session: its files and its jobs' results are destroyed now. */
 export const SessionDeleted = z.object({
   upload_uid: z.string(),
-  type: z.enum(['hide', 'reveal', 'analyse', 'convert']),
+  type: z.enum(PRODUCTS),
   deleted: z.literal(true),
   files_destroyed: z.int(),
   jobs_destroyed: z.int(),

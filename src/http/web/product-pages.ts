@@ -13,8 +13,9 @@ import type { Uploads } from '../../domain/uploads.ts';
 import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
-import type { JobRow, Product } from '../../domain/ports.ts';
+import { PRODUCTS, type JobRow, type Product } from '../../domain/ports.ts';
 import type { AppState, Ctx } from '../context.ts';
+import { FORMS } from '../../products/forms.ts';
 import { bodyStarts, startBodies, type Starts } from '../../products/index.ts';
 import { refusedField } from '../schemas/validate.ts';
 import { withinAccountLimits } from '../middleware/account-limits.ts';
@@ -35,31 +36,26 @@ export interface ProductPageDeps {
   formLimits: FormLimits;
 }
 
-const PRODUCTS: readonly Product[] = ['hide', 'reveal', 'analyse', 'convert'];
-/** Which file input goes to which step of the session. */
-const STEP_OF: Record<Product, Record<string, number>> = { hide: { secret: 1, cover: 2 }, reveal: { file: 1 }, analyse: { files: 1 }, convert: { files: 1 } };
-/** Checkboxes: the form always has them, so one left empty (sent as nothing) is false. */
-const FLAGS: Record<Product, readonly string[]> = { hide: [], reveal: [], analyse: ['face_detection', 'text_detection', 'tips'], convert: ['upscale', 'lossless'] };
-const NUMBERS = new Set(['quality', 'width', 'height', 'face_sensitivity']);
 const KEPT_OUT = new Set(['csrf', 'password']);
 const NOT_VERIFIED = 'Verify your e-mail address first (see your account page): until then nothing can be started.';
 
 /** The API's start body from the form's fields: an empty select or number is "not set". */
 export function startBody(product: Product, f: Fields): Record<string, unknown> {
+  const form = FORMS[product];
+  const flags = form.flags ?? [];
   const body: Record<string, unknown> = {};
   for (const [k, values] of Object.entries(f)) {
-    if (k === 'csrf' || FLAGS[product].includes(k)) continue;
-    if (k === 'redact') {
-      body.redact = values;
+    if (k === 'csrf' || flags.includes(k)) continue;
+    if (form.lists?.includes(k)) {
+      body[k] = values;
       continue;
     }
     const v = values[values.length - 1];
     if (v === '') continue;
-    body[k] = NUMBERS.has(k) && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    body[k] = form.numbers?.includes(k) && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
   }
-  // the style select always sends its default; alone it would be refused as a style of nothing
-  if (body.redact === undefined && body.redact_style === 'blur') delete body.redact_style;
-  for (const flag of FLAGS[product]) {
+  form.tidy?.(body);
+  for (const flag of flags) {
     const v = f[flag]?.at(-1);
     body[flag] = v === undefined ? false : v === 'true' ? true : v; // anything else is the schema's to refuse
   }
@@ -100,7 +96,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
         const make = async () => {
           const session = await d.sessions.create(account, product);
           sessionId = session.id;
-          const steps = STEP_OF[product];
+          const steps = FORMS[product].steps;
           await readMultipart(
             ctx,
             (presented) => d.webSessions.csrfValid(ctx.state.web?.token, presented),
@@ -129,7 +125,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       } catch (err) {
         const option = body && refusedField(bodies[product], body);
         const notice = refusedNotice(ctx, err, (code) =>
-          code === 'no_files' ? Object.keys(STEP_OF[product])[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
+          code === 'no_files' ? Object.keys(FORMS[product].steps)[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
         );
         // nothing of a refused attempt stays: its files are destroyed with its session
         if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);

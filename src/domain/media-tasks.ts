@@ -1,5 +1,6 @@
-// Every task the worker pool runs, declared once: its engine name, its args and its result.
-// The pool's run() and the worker's dispatch table (engines.ts) are both typed by this map,
+// Every task a MediaEngine runs, declared once: its engine name, its args and its result. The
+// port owns it (media-engine.ts); the worker pool's run() and the worker's dispatch table
+// (queue/engines.ts), which implement it, are both typed by this map,
 // so a call site states neither the args' shape nor the result type, and an engine missing
 // from the table, or one that takes or gives something else, is a type error.
 //
