@@ -19,7 +19,6 @@ import type { Locker } from '../domain/ports.ts';
 import type { Logger } from '../log.ts';
 import type { Metrics } from '../metrics.ts';
 import { accountRoutes } from './api/account.ts';
-import { sessionDeleteRoutes } from './api/session-delete.ts';
 import { sessionRoutes } from './api/sessions.ts';
 import { tusRoutes } from './api/tus.ts';
 import { directUploadRoutes } from './api/upload.ts';
@@ -41,7 +40,7 @@ import { v1StatusTable } from './v1/errors.ts';
 import { v1JobRoutes } from './v1/jobs.ts';
 import { v1UploadRoutes } from './v1/upload.ts';
 import { webRoutes } from './web/routes.ts';
-import type { Starts } from '../products/index.ts';
+import { CARDS, type Starts } from '../products/index.ts';
 import { analyseRoutes } from '../products/analyse/routes.ts';
 import { convertRoutes } from '../products/convert/routes.ts';
 import { stegoRoutes } from '../products/stego/routes.ts';
@@ -92,8 +91,7 @@ export function createApp(network: Network, deps: AppDeps): Koa<AppState> {
     // written from the routes mounted here, once all are (on first ask)
     openApiRoutes({ network, serviceVersion: service.version, expiryMaxMs: deps.jobs.limits.expiryMaxMs, mounted: () => mountedRoutes(app) }),
     accountRoutes(deps.apiKeys),
-    sessionRoutes(deps),
-    sessionDeleteRoutes(deps),
+    sessionRoutes(deps, CARDS.map((c) => ({ path: c.sessionPath, product: c.product }))),
     directUploadRoutes(deps),
     tusRoutes({ ...deps, sessionLifeMs: deps.config.limits.sessionLifeMs }),
     v1UploadRoutes({ ...deps, patchDoneStatus: deps.config.v1.patchDoneStatus }),

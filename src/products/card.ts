@@ -10,6 +10,8 @@ export interface ProductCard {
   does: string;
   /** The MCP tool that starts its jobs. */
   tool: { name: string; title: string; description: string };
+  /** Where its sessions are created, described, listed and deleted (hide and reveal share one). */
+  sessionPath: string;
   /** Its REST paths, as get_capabilities gives them. */
   rest: Record<string, string>;
   /** A finished job's result files, as REST's results path and MCP's get_job_results answer them (analyse answers per file, elsewhere). */

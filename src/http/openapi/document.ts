@@ -8,7 +8,7 @@ import { startBodies } from '../../products/index.ts';
 import { JobStarted, JobView } from '../schemas/jobs.ts';
 import { AnalyseItem, AnalyseResult, ConvertResults, ResultFile, StegoResults } from '../schemas/results.ts';
 import { Account, ErrorBody, Maintenance, RateLimited, Status, Unauthorized } from '../schemas/service.ts';
-import { AnalyseSessionBody, ConvertSessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles, StoredFile } from '../schemas/sessions.ts';
+import { sessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles, StoredFile } from '../schemas/sessions.ts';
 import { AnalyseStarted, ChunkAccepted, FileMetadata, JobAnalyse, JobResult, JobStatus, MediaUrlCreated, ResumableChunk } from '../schemas/v1.ts';
 import { headerRef, headers, parameterRef, parameters, responseRef, responses, schemaRef, securitySchemes, type StandardResponse } from './components.ts';
 import { mcpOperations, McpMessage } from './operations-mcp.ts';
@@ -39,8 +39,8 @@ export function openApiDocument(o: DocumentOptions): Json {
   const { schemas, names } = schemaComponents(
     {
       HideRevealSessionBody,
-      AnalyseSessionBody,
-      ConvertSessionBody,
+      AnalyseSessionBody: sessionBody(['analyse']),
+      ConvertSessionBody: sessionBody(['convert']),
       HideJobBody: starts.hide,
       RevealJobBody: starts.reveal,
       AnalyseJobBody: starts.analyse,

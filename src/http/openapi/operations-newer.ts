@@ -4,7 +4,7 @@ import { startBodies } from '../../products/index.ts';
 import { JobStarted, JobView } from '../schemas/jobs.ts';
 import { AnalyseResult, ConvertResults, StegoResults } from '../schemas/results.ts';
 import { Account, Status } from '../schemas/service.ts';
-import { AnalyseSessionBody, ConvertSessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles } from '../schemas/sessions.ts';
+import { sessionBody, type SessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles } from '../schemas/sessions.ts';
 import type { Answer, Operation } from './operation.ts';
 
 const BYTES = { 'application/octet-stream': {} };
@@ -26,7 +26,7 @@ const downloadAnswers = (content: Record<string, Record<string, unknown>>): Reco
 });
 
 /** Sessions of one product: create, describe, list its files. */
-function sessionOps(prefix: string, name: string, tag: string, body: typeof HideRevealSessionBody | typeof AnalyseSessionBody | typeof ConvertSessionBody, bodyRequired: boolean): Operation[] {
+function sessionOps(prefix: string, name: string, tag: string, body: SessionBody, bodyRequired: boolean): Operation[] {
   return [
     {
       method: 'post',
@@ -130,8 +130,8 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       answers: { 200: { description: 'The account.', schema: Account } },
     },
     ...sessionOps('/api', 'HideReveal', 'hide-reveal', HideRevealSessionBody, true),
-    ...sessionOps('/api/analyse', 'Analyse', 'analyse', AnalyseSessionBody, false),
-    ...sessionOps('/api/convert', 'Convert', 'convert', ConvertSessionBody, false),
+    ...sessionOps('/api/analyse', 'Analyse', 'analyse', sessionBody(['analyse']), false),
+    ...sessionOps('/api/convert', 'Convert', 'convert', sessionBody(['convert']), false),
     {
       method: 'post',
       path: '/api/upload',

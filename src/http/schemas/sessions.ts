@@ -1,6 +1,6 @@
 // Sessions: the bodies that create one (checked by api/sessions.ts) and what they answer.
 import { z } from 'zod';
-import { PRODUCTS } from '../../domain/ports.ts';
+import { PRODUCTS, type SessionType } from '../../domain/ports.ts';
 import { strictBody, withCodes } from './validate.ts';
 
 const typeOf = (allowed: readonly [string, ...string[]]) => z.enum(allowed, { error: `type must be ${allowed.map((t) => `"${t}"`).join(' or ')}.` });
@@ -8,12 +8,24 @@ const typeOf = (allowed: readonly [string, ...string[]]) => z.enum(allowed, { er
 const body = <S extends z.ZodRawShape>(shape: S) =>
   withCodes(strictBody(shape, 'field'), { unknown: 'unknown_field', fields: { type: 'invalid_session_type' } });
 
+const bodies = new Map<string, SessionBody>();
+
+export type SessionBody = ReturnType<typeof body<{ type: z.ZodOptional<z.ZodEnum> | z.ZodEnum }>>;
+
+/**
+ * The body that creates a session on a path its products share: with one product the type is
+ * implied (if sent, it must agree); with several (hide and reveal) it says which. One schema
+ * object per set, so the routes and the document hold the very same one.
+ */
+export function sessionBody(types: readonly [SessionType, ...SessionType[]]): SessionBody {
+  const key = types.join(',');
+  let made = bodies.get(key);
+  if (!made) bodies.set(key, (made = types.length === 1 ? body({ type: typeOf(types).optional() }) : body({ type: typeOf(types).describe('What the session is for.') })));
+  return made;
+}
+
 /** POST /api/session: a hide or a reveal. */
-export const HideRevealSessionBody = body({ type: typeOf(['hide', 'reveal']).describe('What the session is for.') });
-/** POST /api/analyse/session: the type is implied; if sent, it must agree. */
-export const AnalyseSessionBody = body({ type: typeOf(['analyse']).optional() });
-/** POST /api/convert/session. */
-export const ConvertSessionBody = body({ type: typeOf(['convert']).optional() });
+export const HideRevealSessionBody = sessionBody(['hide', 'reveal']);
 
 const iso = z.iso.datetime();
 

@@ -9,6 +9,7 @@ export const analyseCard: ProductCard = {
     title: 'Start an analysis',
     description: 'Analyses every step-1 file of an analyse session (manipulation, hidden content, provenance, privacy; graded A-F). Then poll get_job_status and read get_analyse_result.',
   },
+  sessionPath: '/api/analyse/session',
   rest: {
     session: 'POST /api/analyse/session',
     start: 'POST /api/analyse/job',

@@ -22,6 +22,7 @@ export const convertCard: ProductCard = {
     description:
       'Converts every step-1 file of a convert session. Give image_format for images or video_format for videos; options are checked at once (an unknown format or a result over the limits is an error now, not later). Then poll get_job_status.',
   },
+  sessionPath: '/api/convert/session',
   rest: {
     session: 'POST /api/convert/session',
     start: 'POST /api/convert/job',

@@ -21,6 +21,7 @@ export const hideCard: ProductCard = {
     description:
       'Encrypts the step-1 secret file(s) of a hide session under the passphrase and hides them losslessly in the step-2 cover. A secret that does not fit is refused now, with capacity_bytes. Then poll get_job_status.',
   },
+  sessionPath: '/api/session',
   rest: rest('hide'),
   results: stegoResults,
   capabilities: () => ({ output_formats: { image_cover: STEGO_IMAGE_FORMATS, video_cover: STEGO_VIDEO_FORMATS } }),
@@ -34,6 +35,7 @@ export const revealCard: ProductCard = {
     title: 'Start revealing files',
     description: 'Recovers the files hidden in the step-1 file of a reveal session with the passphrase. Then poll get_job_status.',
   },
+  sessionPath: '/api/session',
   rest: rest('reveal'),
   results: stegoResults,
 };
