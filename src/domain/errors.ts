@@ -122,6 +122,7 @@ export const ERRORS = {
   invalid_password: { kind: 'invalid', summary: 'the passphrase is over its length limit' },
   secret_too_large: { kind: 'invalid', summary: 'the files to hide are over the capacity of the cover or OBSCURA_MAX_REVEAL_BYTES (capacity_bytes, needed_bytes)' },
   unsupported_media: { kind: 'unsupported_media', summary: 'a file of a kind outside the allow-list (a PDF, a ZIP)' },
+  invalid_wait: { kind: 'invalid', summary: 'wait is not a whole number of seconds from 0 to 30' },
   job_not_found: { kind: 'not_found', summary: 'no such job (or no job started on the session)' },
   job_not_finished: { kind: 'conflict', summary: 'the job has not finished: poll until it has (retry_after)', message: 'The job has not finished yet; poll it until it does.' },
   job_failed: { kind: 'invalid', summary: 'the job failed' },

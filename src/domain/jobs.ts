@@ -215,7 +215,7 @@ export class Jobs {
   async create(account: Account, product: Product, body: Record<string, unknown>): Promise<JobRow> {
     const runner = this.#runner(product);
     if (typeof body.upload_uid !== 'string' || !body.upload_uid) {
-      throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session to work on.');
+      throw new AppError('missing_upload_uid', 'upload_uid is required: the upload_uid of the session to work on.');
     }
     const session = await this.#sessions.get(account, body.upload_uid, runner.sessionTypes);
     const expiryMs = this.#expiry(body.expiry);
@@ -224,10 +224,10 @@ export class Jobs {
     if (earlier) throw sessionUsed(earlier);
     const files = await this.#uploads.listFiles(session);
     if (files.some((f) => !f.complete)) {
-      throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
+      throw new AppError('upload_in_progress', 'Some files of this session are still uploading; finish them first.');
     }
     const inputs = await this.#inputs(session);
-    if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
+    if (!inputs.length) throw new AppError('no_files');
     const { upload_uid: _u, expiry: _e, ...rest } = body;
     const options = await runner.validate(rest, session, inputs, { engine: this.#engine, scratch: this.#scratch });
     const now = Date.now();
@@ -265,21 +265,21 @@ export class Jobs {
   async latest(account: Account, uploadUid: string, product: Product): Promise<JobRow> {
     const session = await this.#sessions.get(account, uploadUid, this.#runner(product).sessionTypes);
     const job = await this.#rows.latestForSession(session.id);
-    if (!job || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No job has been started on this session.');
+    if (!job || job.product !== product) throw new AppError('job_not_found', 'No job has been started on this session.');
     return job;
   }
 
   /** A job by its uid, for its owner. */
   async byUid(account: Account, jobUid: string, product: Product): Promise<JobRow> {
     const job = typeof jobUid === 'string' && jobUid.length < 80 ? await this.#rows.byId(jobUid) : undefined;
-    if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No such job.');
+    if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('job_not_found', 'No such job.');
     return job;
   }
 
   /** A job of the account by its id, whatever its product (the web pages name jobs by id alone). */
   async owned(account: Account, jobUid: string): Promise<JobRow> {
     const job = typeof jobUid === 'string' && jobUid.length < 80 ? await this.#rows.byId(jobUid) : undefined;
-    if (!job || job.accountId !== account.id) throw new AppError('not_found', 'job_not_found', 'No such job.');
+    if (!job || job.accountId !== account.id) throw new AppError('job_not_found', 'No such job.');
     return job;
   }
 
@@ -477,7 +477,7 @@ export class Jobs {
 
   #runner(product: Product): Runner {
     const r = this.#runners.get(product);
-    if (!r) throw new AppError('not_found', 'not_available', `${product} is not available on this service.`);
+    if (!r) throw new AppError('not_available', `${product} is not available on this service.`);
     return r;
   }
 
@@ -487,7 +487,7 @@ export class Jobs {
     const ms = m ? Number(m[1]) * EXPIRY_UNIT[m[2]] : NaN;
     const maxDays = Math.round(this.limits.expiryMaxMs / 86_400_000);
     if (!m || ms < 10 * 60_000 || ms > this.limits.expiryMaxMs) {
-      throw new AppError('invalid', 'invalid_expiry', `expiry must be a duration such as "1h", "1d" or "7d", from 10 minutes up to ${maxDays} days.`);
+      throw new AppError('invalid_expiry', `expiry must be a duration such as "1h", "1d" or "7d", from 10 minutes up to ${maxDays} days.`);
     }
     return ms;
   }
@@ -501,7 +501,6 @@ function interrupted(times: number): RunOutcome {
 function sessionUsed(earlier: JobRow | undefined): AppError {
   const which = earlier ? ` (${earlier.id}, ${earlier.state})` : '';
   return new AppError(
-    'conflict',
     'session_used',
     `This session already has its job${which}: a session holds one job, ever. Poll or download that job by this upload_uid; for another job, create a new session and upload the files to it.`,
     earlier && { job_uid: earlier.id, job_status: earlier.state },

@@ -32,7 +32,7 @@ const SENSITIVITY: Record<string, number> = { low: 0.3, medium: 0.5, high: 0.7 }
 function bool(body: Record<string, unknown>, key: string, fallback: boolean): boolean {
   const v = body[key];
   if (v === undefined) return fallback;
-  if (typeof v !== 'boolean') throw new AppError('invalid', 'invalid_option', `${key} must be true or false.`);
+  if (typeof v !== 'boolean') throw new AppError('invalid_option', `${key} must be true or false.`);
   return v;
 }
 
@@ -40,11 +40,11 @@ function bool(body: Record<string, unknown>, key: string, fallback: boolean): bo
  *  here: the start's schema refuses them (http/schemas/validate.ts, strictBody). */
 export function analyseOptions(body: Record<string, unknown>): AnalyseOptionsBody {
   const depth = body.forensic_depth ?? 'standard';
-  if (depth !== 'standard' && depth !== 'deep') throw new AppError('invalid', 'invalid_option', 'forensic_depth must be "standard" or "deep".');
+  if (depth !== 'standard' && depth !== 'deep') throw new AppError('invalid_option', 'forensic_depth must be "standard" or "deep".');
   let sensitivity = body.face_sensitivity ?? 0.5;
   if (typeof sensitivity === 'string' && sensitivity in SENSITIVITY) sensitivity = SENSITIVITY[sensitivity];
   if (typeof sensitivity !== 'number' || !(sensitivity >= 0 && sensitivity <= 1)) {
-    throw new AppError('invalid', 'invalid_option', 'face_sensitivity must be a number from 0 to 1, or "low", "medium" or "high".');
+    throw new AppError('invalid_option', 'face_sensitivity must be a number from 0 to 1, or "low", "medium" or "high".');
   }
   return { tips: bool(body, 'tips', true), face_detection: bool(body, 'face_detection', true), text_detection: bool(body, 'text_detection', true), face_sensitivity: sensitivity, forensic_depth: depth };
 }

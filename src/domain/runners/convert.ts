@@ -36,7 +36,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
         options = parseConvertOptions(body);
       } catch (err) {
         const e = err as { name?: string; message?: string };
-        if (e.name === 'MediaError') throw new AppError('invalid', 'invalid_option', e.message ?? 'Invalid option.');
+        if (e.name === 'MediaError') throw new AppError('invalid_option', e.message ?? 'Invalid option.');
         throw err;
       }
       // each file's first MiB, read once: formats outside the allow-list are refused now, not
@@ -46,7 +46,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
         const head = await readHead(deps.uploads, input);
         const kind = sniff(head.subarray(0, SNIFF_BYTES));
         if (kind && 'allowed' in kind && kind.allowed === false) {
-          throw new AppError('unsupported_media', 'unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
+          throw new AppError('unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
         }
         await refuseOverLimits(deps, { input, index: i, head }, options, ctx);
       }

@@ -13,7 +13,7 @@ import { passphraseKeys } from '../../media/stego/keys.ts';
 import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
 import { NOTHING_FOUND } from '../../media/stego/stream.ts';
 import type { UploadRow, Scratch } from '../ports.ts';
-import { AppError } from '../errors.ts';
+import { AppError, errorCode } from '../errors.ts';
 import { engineFailure, jobFailure, type MediaEngine } from '../media-engine.ts';
 import { fromScratch, toScratch } from './scratch-io.ts';
 import type { JobContext, Runner, RunOutcome } from '../jobs.ts';
@@ -24,8 +24,8 @@ const MAX_PASSPHRASE = 1024;
 
 function passphraseOf(body: Record<string, unknown>): string {
   const p = body.password;
-  if (typeof p !== 'string' || p === '') throw new AppError('invalid', 'missing_password', 'password is required: the passphrase that seals the hidden files. It cannot be empty.');
-  if (p.length > MAX_PASSPHRASE) throw new AppError('invalid', 'invalid_password', `The passphrase is longer than ${MAX_PASSPHRASE} characters.`);
+  if (typeof p !== 'string' || p === '') throw new AppError('missing_password', 'password is required: the passphrase that seals the hidden files. It cannot be empty.');
+  if (p.length > MAX_PASSPHRASE) throw new AppError('invalid_password', `The passphrase is longer than ${MAX_PASSPHRASE} characters.`);
   return p;
 }
 
@@ -64,7 +64,7 @@ async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: 
       return await run();
     } catch (err) {
       const f = engineFailure(err);
-      if (f) throw new AppError(f.error === 'limit_exceeded' ? 'too_large' : 'unsupported_media', f.error, `The cover cannot be used: ${f.message}`);
+      if (f) throw AppError.withKind(f.error === 'limit_exceeded' ? 'too_large' : 'unsupported_media', errorCode(f.error), `The cover cannot be used: ${f.message}`);
       throw err;
     }
   });
@@ -80,15 +80,15 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       const password = passphraseOf(body);
       const secrets = inputs.filter((u) => u.step === 1);
       const covers = inputs.filter((u) => u.step === 2);
-      if (!secrets.length) throw new AppError('invalid', 'no_secret', 'Upload at least one file to hide (step 1).');
-      if (covers.length !== 1) throw new AppError('invalid', 'no_cover', 'Upload exactly one cover image (step 2).');
+      if (!secrets.length) throw new AppError('no_secret');
+      if (covers.length !== 1) throw new AppError('no_cover');
       // capacity first, from the cover's header: a secret that cannot fit is refused now
       const cover = await probeCover(deps, covers[0], ctx);
       const video = cover.kind === 'video';
       const allowed: readonly string[] = video ? STEGO_VIDEO_FORMATS : STEGO_IMAGE_FORMATS;
       const format = body.output_format ?? (video ? 'mkv' : 'png');
       if (typeof format !== 'string' || !allowed.includes(format)) {
-        throw new AppError('invalid', 'invalid_option', `output_format must be one of ${allowed.join(', ')} for ${video ? 'a video' : 'an image'} cover (the result is lossless).`);
+        throw new AppError('invalid_option', `output_format must be one of ${allowed.join(', ')} for ${video ? 'a video' : 'an image'} cover (the result is lossless).`);
       }
       const capacity = video
         ? cover.frames
@@ -100,13 +100,13 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       const maxReveal = deps.limits.maxRevealBytes ?? Number.MAX_SAFE_INTEGER;
       const bytes = secrets.reduce((n, u) => n + u.size, 0);
       if (bytes > maxReveal) {
-        throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it is ${bytes} bytes and a reveal gives back at most ${maxReveal} bytes (OBSCURA_MAX_REVEAL_BYTES).`, {
+        throw new AppError('secret_too_large', `The secret does not fit: it is ${bytes} bytes and a reveal gives back at most ${maxReveal} bytes (OBSCURA_MAX_REVEAL_BYTES).`, {
           capacity_bytes: Math.min(capacity, maxReveal),
           needed_bytes: bytes,
         });
       }
       if (needed > capacity) {
-        throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
+        throw new AppError('secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
           capacity_bytes: capacity,
           needed_bytes: needed,
         });
@@ -176,7 +176,7 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
 
     async validate(body, _session, inputs) {
       const password = passphraseOf(body);
-      if (inputs.length !== 1) throw new AppError('invalid', 'no_file', 'Upload the one file to reveal from (step 1).');
+      if (inputs.length !== 1) throw new AppError('no_file');
       return { password };
     },
 

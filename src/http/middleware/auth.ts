@@ -22,7 +22,7 @@ export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key', co
     try {
       found = await identify(apiKeys, limits, presented, header === 'api_key' ? 'api_key' : 'X-Api-Key');
     } catch (err) {
-      if (err instanceof AppError && err.code === 'missing_api_key') throw new AppError('unauthorized', 'missing_api_key', whereTheKeyGoes(ctx, header));
+      if (err instanceof AppError && err.code === 'missing_api_key') throw new AppError('missing_api_key', whereTheKeyGoes(ctx, header));
       throw err;
     }
     if ('braked' in found) return answerRateLimited(ctx, found.braked);

@@ -2,6 +2,7 @@
 // the job's own answers. The domain checks again what only it can see (the session, its files,
 // the cover's capacity); these are the checks of the body's shape.
 import { z } from 'zod';
+import type { ErrorCode } from '../../domain/errors.ts';
 import { MediaError } from '../../media/errors.ts';
 import { CONVERT_FIELDS, IMAGE_TARGETS, VIDEO_TARGETS, parseConvertOptions } from '../../media/convert/options.ts';
 import { STEGO_IMAGE_FORMATS } from '../../media/stego/image.ts';
@@ -45,7 +46,7 @@ function common(expiryMaxMs: number) {
   };
 }
 
-const codes = (body?: string) => ({ unknown: 'unknown_option', unknownAfter: 2, body });
+const codes = (body?: ErrorCode) => ({ unknown: 'unknown_option' as const, unknownAfter: 2, body });
 
 const password = z
   .string({ error: 'password is required: the passphrase that seals the hidden files. It cannot be empty.' })
@@ -130,7 +131,7 @@ export function jobStartBodies(expiryMaxMs: number): ReturnType<typeof makeBodie
 
 function makeBodies(expiryMaxMs: number) {
   const base = common(expiryMaxMs);
-  const fields = { upload_uid: 'missing_upload_uid', expiry: 'invalid_expiry' };
+  const fields = { upload_uid: 'missing_upload_uid', expiry: 'invalid_expiry' } as const;
   const { hide: h, reveal: r, analyse: a, convert: c } = START_OPTIONS;
 
   const hide = withCodes(

@@ -180,7 +180,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     await readForm(ctx, csrf(ctx));
     if (account.verifiedAt === null) {
-      const notice = refusedNotice(ctx, new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.'));
+      const notice = refusedNotice(ctx, new AppError('account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.'));
       return await accountPage(ctx, account, { notice: { ...notice, message: wordsOf(ctx).t('account.keys.needVerified') } }, ctx.status);
     }
     const { key } = await d.apiKeys.issue(account.email);
@@ -192,7 +192,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     const f = await readForm(ctx, csrf(ctx));
     const id = one(f, 'key_id');
-    if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
+    if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('key_not_found', 'No such key on your account.');
     await d.apiKeys.revoke(id);
     if (await endedHere(ctx)) return; // the key signed this browser in
     await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.keys.revokedNotice') } });
@@ -202,7 +202,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     const account = person(ctx);
     if (!account) return;
     const f = await readForm(ctx, csrf(ctx));
-    if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('not_found', 'session_not_found', 'No such session on your account; it may have ended already.');
+    if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('session_not_found', 'No such session on your account; it may have ended already.');
     if (await endedHere(ctx)) return;
     await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.sessions.ended') } });
   });

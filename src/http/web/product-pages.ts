@@ -92,7 +92,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       let fileField: string | undefined;
       let body: Record<string, unknown> | undefined;
       try {
-        if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', NOT_VERIFIED);
+        if (account.verifiedAt === null) throw new AppError('account_not_verified', NOT_VERIFIED);
         let job: JobRow | undefined;
         // the form is an upload and a job start at once: counted as both, as the API's would be
         const make = async () => {
@@ -105,7 +105,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             { files: d.uploads.limits.sessionMaxFiles + 1, bodyMax: cap * (d.uploads.limits.sessionMaxFiles + 1) + 1024 * 1024 },
             async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
               const step = steps[field];
-              if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
+              if (step === undefined) throw new AppError('unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
               try {
                 await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
               } catch (err) {
