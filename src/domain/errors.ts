@@ -215,3 +215,8 @@ export class AppError extends Error {
     return err;
   }
 }
+
+/** Whether `err` is an AppError with one of these codes (checked against the catalogue by type). */
+export function hasCode(err: unknown, ...codes: ErrorCode[]): err is AppError {
+  return err instanceof AppError && codes.includes(err.code);
+}

@@ -1,7 +1,7 @@
 // v1 media-urls (the v1 specification): an upload made before its file's session exists, sent in
 // chunks at given offsets, each all or nothing; a v1 job makes it the file of a session.
 import type { Account, SessionRow } from './ports.ts';
-import { AppError, type ErrorCode } from './errors.ts';
+import { AppError, hasCode, type ErrorCode } from './errors.ts';
 import type { Sessions } from './sessions.ts';
 import { cleanName, gone, type Uploads } from './uploads.ts';
 
@@ -55,7 +55,7 @@ export class MediaUrls {
       const next = await this.#core.append(row, [chunk], { expectOffset: offset, exactBytes: chunk.length });
       return { offset: next, complete: next === row.size, expiresAt: row.expiresAt };
     } catch (err) {
-      if (err instanceof AppError && err.code === 'offset_mismatch') throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`, err.details?.upload_offset as number);
+      if (hasCode(err, 'offset_mismatch')) throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`, err.details?.upload_offset as number);
       throw err;
     }
   }

@@ -1,6 +1,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
+import { hasCode } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { Sessions } from '../../domain/sessions.ts';
@@ -55,7 +56,7 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobRe
     try {
       found = await results.asset(ctx.state.account!, ctx.params.asset, 'hide');
     } catch (err) {
-      if ((err as { code?: string }).code !== 'asset_not_found') throw err;
+      if (!hasCode(err, 'asset_not_found')) throw err;
       found = await results.asset(ctx.state.account!, ctx.params.asset, 'reveal');
     }
     const { asset, read } = found;

@@ -4,7 +4,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { MediaUrls } from '../../domain/uploads-v1.ts';
@@ -36,7 +36,7 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobRe
       })
       .catch((err: unknown) => {
         // a media-url is the session of v1: it holds one job, ever
-        if (!(err instanceof AppError && err.code === 'session_used')) throw err;
+        if (!hasCode(err, 'session_used')) throw err;
         const earlier = typeof err.details?.job_uid === 'string' ? ` (${err.details.job_uid})` : '';
         throw new AppError('session_used', `This media-url already has its job${earlier}: a media-url holds one job, ever. Poll that job's key; for another job, create a new media-url and upload the file again.`, err.details);
       });

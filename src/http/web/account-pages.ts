@@ -4,7 +4,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { SelfService, MailLinks } from '../../domain/self-service.ts';
 import type { SignedInBy, WebSessions } from '../../domain/web-sessions.ts';
@@ -94,7 +94,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         how = { network, method: 'password' };
       }
     } catch (err) {
-      const notice = refusedNotice(ctx, err, one(f, 'method') === 'key' ? (code) => (code.endsWith('api_key') ? 'api-key' : undefined) : fieldByCode);
+      const notice = refusedNotice(ctx, err, one(f, 'method') === 'key' ? (e) => (hasCode(e, 'missing_api_key', 'malformed_api_key', 'invalid_api_key') ? 'api-key' : undefined) : fieldByCode);
       const words = wordsOf(ctx);
       return render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen, words }), ctx.status);
     }

@@ -4,7 +4,7 @@
 // was typed kept (files and passphrases aside), and nothing of the refused attempt is kept.
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
@@ -126,8 +126,8 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
         ctx.redirect(`/job/${job!.id}`);
       } catch (err) {
         const option = body && refusedField(bodies[product], body);
-        const notice = refusedNotice(ctx, err, (code) =>
-          code === 'no_files' ? Object.keys(STEP_OF[product])[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
+        const notice = refusedNotice(ctx, err, (e) =>
+          hasCode(e, 'no_files') ? Object.keys(STEP_OF[product])[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
         );
         // nothing of a refused attempt stays: its files are destroyed with its session
         if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);
