@@ -77,7 +77,7 @@ export const ERRORS = {
   session_not_found: { kind: 'not_found', summary: "no such session of this kind, or another account's" },
   session_expired: { kind: 'gone', summary: 'its 24 hours are over and its files destroyed', message: 'This session has expired or was deleted; start a new one.' },
   session_busy: { kind: 'conflict', summary: 'a job is queued or running on the session (job_uid)', message: 'A job is queued or running on this session: its files cannot change until the job ends; poll it, or start a new session.' },
-  session_used: { kind: 'conflict', summary: 'the session (or media-url) has had its job, in any state (job_uid, job_status): it holds one job, ever; create a new one for another' },
+  session_used: { kind: 'conflict', summary: 'the session (or media-url) has had its job, in any state (job_uid, job_status): it holds one job, ever, so another job needs a new one' },
   missing_upload_uid: { kind: 'invalid', summary: 'no upload_uid names the session' },
   invalid_step: { kind: 'invalid', summary: "the step is not one the session's type takes" },
   step_full: { kind: 'invalid', summary: 'the step has all the files it takes' },
