@@ -55,7 +55,7 @@ async function run(argv: string[]): Promise<number> {
     // the data folder is the new one; the master key must be the backup's, never a new one
     if (args.length || flags.size) throw new UsageError();
     if (!config.masterKey.inline && !existsSync(config.masterKey.file)) {
-      throw new AppError('invalid', 'no_master_key', `no master key at ${config.masterKey.file}: put the service's master key there, or point OBSCURA_MASTER_KEY_FILE at it (restore never makes a new one)`);
+      throw new AppError('no_master_key', `no master key at ${config.masterKey.file}: put the service's master key there, or point OBSCURA_MASTER_KEY_FILE at it (restore never makes a new one)`);
     }
     const m = await restore(config, loadKey(config)!, action);
     // opened once as the service opens it: migrated if the backup is older, and the key checked again
@@ -67,7 +67,7 @@ async function run(argv: string[]): Promise<number> {
   if (!flags.has('--init')) {
     loadKey(config); // a key file that is there but unreadable says so first
     const missing = missingStores(config);
-    if (missing) throw new AppError('invalid', 'no_stores', missing);
+    if (missing) throw new AppError('no_stores', missing);
   }
   const s = await createServices(config, { alongside: true });
   if (s.masterKeyCreated) process.stderr.write(`obscura: created a new master key at ${s.masterKeyCreated}: back it up, apart from the data\n`);
@@ -135,7 +135,7 @@ async function run(argv: string[]): Promise<number> {
       case 'engine copy-accounts': {
         need(0);
         const url = process.env.OBSCURA_TARGET_DATABASE_URL;
-        if (!url) throw new AppError('invalid', 'no_target', 'set OBSCURA_TARGET_DATABASE_URL to the database to copy the accounts to');
+        if (!url) throw new AppError('no_target');
         // the target opened as an instance would open it: migrated, and checked for the same master key
         const target = await createServices(loadConfig({ ...process.env, OBSCURA_DATABASE_URL: url, OBSCURA_BLOB_URL: undefined, OBSCURA_LOG_LEVEL: 'silent', OBSCURA_RUN_JOBS: 'off' }), { alongside: true });
         try {

@@ -15,7 +15,7 @@ import { errorText } from '../src/http/web/respond.ts';
 import { humanBytes } from '../src/http/web/views/parts.ts';
 import { wordsFor } from '../src/http/web/words.ts';
 
-/** What the runners write (domain/jobs.ts, domain/runners/*, media/stego/*, media/convert/*). */
+/** What the runners write (domain/jobs.ts, products/<product>/runner.ts, media/stego/*, media/convert/*). */
 const RUNNERS: string[] = [
   'Queued.',
   'Preparing the cover and the files to hide.',
@@ -97,18 +97,18 @@ test('page errors in the page’s language: a weak password, a file over the lim
   t.is(weak.code, 'weak_password');
   t.is(errorText(fa, weak), translator('fa')('error.weak_password'));
   t.is(errorText(wordsFor('en'), weak), weak.message, 'an English page keeps the API’s precise reason');
-  const big = new AppError('too_large', 'file_too_large', 'A file is over the limit of 8388608 bytes for one upload; nothing was stored.', { max_upload_bytes: 8 * 1024 * 1024 });
+  const big = new AppError('file_too_large', 'A file is over the limit of 8388608 bytes for one upload; nothing was stored.', { max_upload_bytes: 8 * 1024 * 1024 });
   t.is(errorText(fa, big), 'بیش از حد بزرگ است: در هر بار حداکثر 8 MiB را می‌توان بارگذاری کرد؛ چیزی ذخیره نشد.');
   t.is(errorText(wordsFor('en'), big), 'Too large: at most 8 MiB can be uploaded at once; nothing was stored.');
-  const fit = new AppError('invalid', 'secret_too_large', 'The secret does not fit…', { capacity_bytes: 1536, needed_bytes: 3 * 1024 * 1024 });
+  const fit = new AppError('secret_too_large', 'The secret does not fit…', { capacity_bytes: 1536, needed_bytes: 3 * 1024 * 1024 });
   t.regex(errorText(fr, fit), /il leur faut 3 MiB et cette couverture contient au plus 1,5 KiB/);
-  t.is(errorText(fa, new AppError('too_large', 'file_too_large', 'The file is over the limit.')), translator('fa')('error.file_too_large'), 'without its limit: the words without it');
-  const brake = new AppError('rate_limited', 'rate_limited', 'Too many sign-in attempts; try again in 30 seconds.', { retry_after: 30 });
+  t.is(errorText(fa, new AppError('file_too_large', 'The file is over the limit.')), translator('fa')('error.file_too_large'), 'without its limit: the words without it');
+  const brake = new AppError('rate_limited', 'Too many sign-in attempts; try again in 30 seconds.', { retry_after: 30 });
   t.is(errorText(wordsFor('ru'), brake), 'Слишком много попыток за короткое время; попробуйте снова через 30 секунд.');
   t.is(errorText(wordsFor('en'), brake), brake.message, 'an English page keeps the API’s words: they say which brake');
   const address = rateLimited(90_000, `5 password sign-ins for this address failed within 15 minutes, so its password is not checked for now. ${OTHER_WAYS_IN}`);
   t.is(errorText(fa, address), translator('fa')('errorWith.rate_limited.otherWays', { s: 90 }), 'a braked address is told the other ways in');
-  t.is(errorText(fa, new AppError('invalid', 'no_such_code_yet', 'Plain English.')), 'Plain English.', 'a code the catalogue lacks: the API’s message');
+  t.is(errorText(fa, new AppError('backup_blob_torn', 'Plain English.')), 'Plain English.', 'a code the words lack (no error.<code> key): the API’s message');
 });
 
 test('numbers in the page’s language; Arabic and Persian keep the Latin digits their catalogues write', (t) => {

@@ -34,7 +34,7 @@ export interface BackupSummary {
 /** Only the embedded engine is this tool's to copy. */
 export function assertEmbedded(config: Config): void {
   if (config.databaseUrl || config.blobUrl) {
-    throw new AppError('invalid', 'not_embedded', 'backup copies the embedded engine (SQLite and blob files in the data folder); with PostgreSQL or an S3 store use their own tools: see "Backup and restore" in docs/operators.md');
+    throw new AppError('not_embedded', 'backup copies the embedded engine (SQLite and blob files in the data folder); with PostgreSQL or an S3 store use their own tools: see "Backup and restore" in docs/operators.md');
   }
 }
 
@@ -42,7 +42,7 @@ export async function backup(config: Config, masterKey: MasterKey, dir: string):
   assertEmbedded(config);
   const target = path.resolve(dir);
   const present = await readdir(target).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? [] : Promise.reject(err)));
-  if (present.length) throw new AppError('invalid', 'backup_dir_not_empty', `the backup folder ${target} is not empty: give a new or empty one`);
+  if (present.length) throw new AppError('backup_dir_not_empty', `the backup folder ${target} is not empty: give a new or empty one`);
   await mkdir(target, { recursive: true, mode: 0o700 });
   try {
     return await take(config, masterKey, target);
@@ -88,7 +88,7 @@ async function take(config: Config, masterKey: MasterKey, target: string): Promi
   try {
     let pending = ids;
     for (let attempt = 1; pending.length; attempt++) {
-      if (attempt > ATTEMPTS) throw new AppError('internal', 'backup_blob_torn', `${pending.length} blob(s) could not be copied whole after ${ATTEMPTS} tries: try again`);
+      if (attempt > ATTEMPTS) throw new AppError('backup_blob_torn', `${pending.length} blob(s) could not be copied whole after ${ATTEMPTS} tries: try again`);
       if (attempt > 1) await sleep(100);
       const took: string[] = [];
       for (const id of pending) {

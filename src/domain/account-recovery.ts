@@ -79,7 +79,7 @@ export class AccountRecovery {
    */
   async reset(token: unknown, input: { password: unknown; passwordAgain: unknown }, visitor: Visitor): Promise<Account> {
     const password = checkedPassword(input.password); // before the link is spent: a weak password keeps it
-    if (input.passwordAgain !== password) throw new AppError('invalid', 'passwords_differ', 'The two passwords differ; type the same password twice.');
+    if (input.passwordAgain !== password) throw new AppError('passwords_differ');
     const hash = await hashPassword(password);
     const row = await this.#tokens.spend(token, 'reset', visitor, `${LINK_INVALID} Ask for a new one.`);
     let account = await this.#active(row.accountId);
@@ -107,7 +107,7 @@ export class AccountRecovery {
 
   async #request(email: unknown, visitor: Visitor, send: (mailer: Mailer, account: Account) => Promise<void>): Promise<void> {
     const mailer = this.#mailer;
-    if (!mailer) throw new AppError('forbidden', 'mail_off', 'This service sends no mail; ask the operator for help signing in.');
+    if (!mailer) throw new AppError('mail_off', 'This service sends no mail; ask the operator for help signing in.');
     const address = checkedAddress(email);
     await this.#brakes.mailRequest(visitor);
     // after the answer: the lookup, the link and the mail take the same time for no one
@@ -123,8 +123,8 @@ export class AccountRecovery {
 
   async #active(id: string): Promise<Account> {
     const account = await this.#accounts.byId(id);
-    if (!account) throw new AppError('gone', 'link_invalid', 'This link is not valid: its account is gone.');
-    if (account.deactivatedAt !== null) throw new AppError('unauthorized', 'account_inactive', 'This account has been deactivated by the operator.');
+    if (!account) throw new AppError('link_invalid', 'This link is not valid: its account is gone.');
+    if (account.deactivatedAt !== null) throw new AppError('account_inactive', 'This account has been deactivated by the operator.');
     return account;
   }
 }

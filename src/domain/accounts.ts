@@ -14,8 +14,8 @@ export class Accounts {
 
   async create(address: string, opts: { verified?: boolean } = {}): Promise<Account> {
     const parsed = email.safeParse(address.trim());
-    if (!parsed.success) throw new AppError('invalid', 'invalid_email', 'that is not an e-mail address');
-    const taken = new AppError('conflict', 'account_exists', 'an account with that e-mail already exists');
+    if (!parsed.success) throw new AppError('invalid_email', 'that is not an e-mail address');
+    const taken = new AppError('account_exists');
     if (await this.#repo.byEmail(parsed.data)) throw taken;
     const now = Date.now();
     const account: Account = {
@@ -36,7 +36,7 @@ export class Accounts {
 
   async get(address: string): Promise<Account> {
     const a = await this.#repo.byEmail(address.trim());
-    if (!a) throw new AppError('not_found', 'account_not_found', 'no account with that e-mail');
+    if (!a) throw new AppError('account_not_found');
     return a;
   }
 

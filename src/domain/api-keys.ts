@@ -66,7 +66,7 @@ export class ApiKeys {
 
   /** Revokes the key and ends the web sessions it signed in: whoever held it is out everywhere. */
   async revoke(id: string): Promise<void> {
-    if (!(await this.#repo.byId(id))) throw new AppError('not_found', 'key_not_found', 'no key with that id');
+    if (!(await this.#repo.byId(id))) throw new AppError('key_not_found', 'no key with that id');
     await this.#repo.revoke(id, Date.now());
     await this.#webSessions?.deleteForKey(id);
   }
@@ -79,26 +79,25 @@ export class ApiKeys {
   /** As authenticate(), with the key's id (a web session signed in with it remembers it). */
   async authenticateKey(presented: string | undefined, header = 'X-Api-Key'): Promise<{ account: Account; keyId: string }> {
     if (presented === undefined || presented === '') {
-      throw new AppError('unauthorized', 'missing_api_key', `An API key is required: send it in the ${header} header.`);
+      throw new AppError('missing_api_key', `An API key is required: send it in the ${header} header.`);
     }
     const prefix = this.#prefixes.find((p) => presented.startsWith(p));
     if (!prefix || !KEY_BODY.test(presented.slice(prefix.length))) {
-      throw new AppError('unauthorized', 'malformed_api_key', 'The API key is not in the expected format; send the whole key, prefix included.');
+      throw new AppError('malformed_api_key');
     }
     const digest = this.#digest(presented);
     const row = await this.#repo.byDigest(digest);
     const now = Date.now();
     if (!row || !timingSafeEqual(row.digest, digest) || row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= now)) {
-      throw new AppError('unauthorized', 'invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired.');
+      throw new AppError('invalid_api_key');
     }
     const account = await this.#accounts.byId(row.accountId);
-    if (!account) throw new AppError('unauthorized', 'invalid_api_key', 'The API key is not valid: it is unknown, revoked or expired.');
+    if (!account) throw new AppError('invalid_api_key');
     if (account.deactivatedAt !== null) {
-      throw new AppError('unauthorized', 'account_inactive', 'The account that owns this key cannot use the API.');
+      throw new AppError('account_inactive', 'The account that owns this key cannot use the API.');
     }
     if (account.verifiedAt === null) {
       throw new AppError(
-        'unauthorized',
         'account_not_verified',
         'The account that owns this key has not verified its e-mail address. Verify it and this same key will work.',
       );

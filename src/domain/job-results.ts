@@ -22,9 +22,9 @@ export class JobResults {
   /** The finished job's report (`R`: its runner's report; an empty one for a failed job) and assets; 409 while it runs, 410 once its results expired. */
   async of<R extends object = Record<string, unknown>>(job: JobRow): Promise<{ report: Partial<R>; assets: (AssetRow & AssetPrivate)[] }> {
     if (!TERMINAL.includes(job.state)) {
-      throw new AppError('conflict', 'job_not_finished', 'The job has not finished yet; poll it until it does.', { retry_after: 2 });
+      throw new AppError('job_not_finished', undefined, { retry_after: 2 });
     }
-    if (this.expired(job)) throw new AppError('gone', 'results_expired', 'These results have expired and were destroyed.');
+    if (this.expired(job)) throw new AppError('results_expired', 'These results have expired and were destroyed.');
     const sealed = this.#sealer.open<Sealed<unknown, Partial<R>>>(`job:${job.id}`, job.sealed);
     return {
       report: sealed.report ?? {},
@@ -36,8 +36,8 @@ export class JobResults {
   async asset(account: Account, assetId: string, product: Product): Promise<{ asset: AssetRow & AssetPrivate; read(range?: { start?: number; end?: number }): Readable }> {
     const a = typeof assetId === 'string' && assetId.length < 80 ? await this.#assets.byId(assetId) : undefined;
     const job = a && (await this.#rows.byId(a.jobId));
-    if (!a || !job || a.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'asset_not_found', 'No such file.');
-    if (a.state !== 'available' || this.expired(job)) throw new AppError('gone', 'results_expired', 'This file has expired and was destroyed.');
+    if (!a || !job || a.accountId !== account.id || job.product !== product) throw new AppError('asset_not_found');
+    if (a.state !== 'available' || this.expired(job)) throw new AppError('results_expired', 'This file has expired and was destroyed.');
     return {
       asset: { ...a, ...this.#sealer.open<AssetPrivate>(`asset:${a.id}`, a.sealed) },
       read: (range) => this.#blobs.read(a.id, range),

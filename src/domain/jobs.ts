@@ -255,16 +255,16 @@ export class Jobs {
   async #create<O>(account: Account, runner: Registered, command: JobCommand<unknown>, admit: (inputs: UploadRow[]) => Promise<O>): Promise<JobRow> {
     const { session } = command;
     // the edge looked the session up for this account; a command for another's is a bug, refused alike
-    if (session.accountId !== account.id || !runner.sessionTypes.includes(session.type)) throw new AppError('not_found', 'session_not_found', 'No such session.');
+    if (session.accountId !== account.id || !runner.sessionTypes.includes(session.type)) throw new AppError('session_not_found', 'No such session.');
     // Checked here to spare the admission; the insert below is what holds under a race.
     const earlier = await this.#rows.latestForSession(session.id);
     if (earlier) throw sessionUsed(earlier);
     const files = await this.#uploads.listFiles(session);
     if (files.some((f) => !f.complete)) {
-      throw new AppError('conflict', 'upload_in_progress', 'Some files of this session are still uploading; finish them first.');
+      throw new AppError('upload_in_progress', 'Some files of this session are still uploading; finish them first.');
     }
     const inputs = await this.#inputs(session);
-    if (!inputs.length) throw new AppError('invalid', 'no_files', 'This session has no files yet; upload them first.');
+    if (!inputs.length) throw new AppError('no_files', 'This session has no files yet; upload them first.');
     const options = await admit(inputs);
     const now = Date.now();
     const job: JobRow = {
@@ -301,21 +301,21 @@ export class Jobs {
   async latest(account: Account, uploadUid: string, product: Product): Promise<JobRow> {
     const session = await this.#sessions.get(account, uploadUid, this.#runner(product).sessionTypes);
     const job = await this.#rows.latestForSession(session.id);
-    if (!job || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No job has been started on this session.');
+    if (!job || job.product !== product) throw new AppError('job_not_found', 'No job has been started on this session.');
     return job;
   }
 
   /** A job by its uid, for its owner. */
   async byUid(account: Account, jobUid: string, product: Product): Promise<JobRow> {
     const job = typeof jobUid === 'string' && jobUid.length < 80 ? await this.#rows.byId(jobUid) : undefined;
-    if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('not_found', 'job_not_found', 'No such job.');
+    if (!job || job.accountId !== account.id || job.product !== product) throw new AppError('job_not_found', 'No such job.');
     return job;
   }
 
   /** A job of the account by its id, whatever its product (the web pages name jobs by id alone). */
   async owned(account: Account, jobUid: string): Promise<JobRow> {
     const job = typeof jobUid === 'string' && jobUid.length < 80 ? await this.#rows.byId(jobUid) : undefined;
-    if (!job || job.accountId !== account.id) throw new AppError('not_found', 'job_not_found', 'No such job.');
+    if (!job || job.accountId !== account.id) throw new AppError('job_not_found', 'No such job.');
     return job;
   }
 
@@ -512,7 +512,7 @@ export class Jobs {
 
   #runner(product: Product): Registered {
     const r = this.#runners.get(product);
-    if (!r) throw new AppError('not_found', 'not_available', `${product} is not available on this service.`);
+    if (!r) throw new AppError('not_available', `${product} is not available on this service.`);
     return r;
   }
 
@@ -526,7 +526,6 @@ function interrupted(times: number): RunOutcome {
 function sessionUsed(earlier: JobRow | undefined): AppError {
   const which = earlier ? ` (${earlier.id}, ${earlier.state})` : '';
   return new AppError(
-    'conflict',
     'session_used',
     `This session already has its job${which}: a session holds one job, ever. Poll or download that job by this upload_uid; for another job, create a new session and upload the files to it.`,
     earlier && { job_uid: earlier.id, job_status: earlier.state },

@@ -40,7 +40,7 @@ export class MailTokens {
     const row = await this.usable(token, purpose, now);
     if (!row || !(await this.#rows.use(row.digest, now))) {
       await this.#brakes.linkFailed(visitor);
-      throw new AppError('gone', 'link_invalid', invalid);
+      throw new AppError('link_invalid', invalid);
     }
     return row;
   }
@@ -64,6 +64,6 @@ export async function sendMail(mailer: Mailer, message: MailMessage): Promise<vo
   try {
     await mailer.send(message);
   } catch {
-    throw new AppError('unavailable', 'mail_failed', 'The mail could not be sent just now; try again in a few minutes.');
+    throw new AppError('mail_failed');
   }
 }

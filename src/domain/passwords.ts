@@ -87,15 +87,15 @@ const ADVICE = 'choose another; a few unrelated words make a good one.';
  */
 export function checkedPassword(raw: unknown, about: string[] = []): string {
   if (typeof raw !== 'string' || raw.length < PASSWORD_MIN) {
-    throw new AppError('invalid', 'weak_password', `The password must be at least ${PASSWORD_MIN} characters long; a few unrelated words make a good one.`);
+    throw new AppError('weak_password', `The password must be at least ${PASSWORD_MIN} characters long; a few unrelated words make a good one.`);
   }
-  if (raw.length > PASSWORD_MAX) throw new AppError('invalid', 'weak_password', `The password is longer than ${PASSWORD_MAX} characters.`);
+  if (raw.length > PASSWORD_MAX) throw new AppError('weak_password', `The password is longer than ${PASSWORD_MAX} characters.`);
   estimator ??= new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs, maxLength: JUDGED_LENGTH, l33tMaxSubstitutions: L33T_SUBSTITUTIONS });
   const words = about.flatMap((a) => [a, ...a.split(/[@.+_-]/).filter((w) => w.length >= 3)]);
   const { score, feedback } = estimator.check(raw, ['obscura', ...words]);
   if (score < MIN_SCORE) {
     const reason = (feedback.warning && REASONS[feedback.warning]) ?? 'This password is easy to guess';
-    throw new AppError('invalid', 'weak_password', `${reason}: ${ADVICE}`);
+    throw new AppError('weak_password', `${reason}: ${ADVICE}`);
   }
   return raw;
 }

@@ -68,11 +68,11 @@ export class SelfService {
   async signUp(input: { email: unknown; password: unknown; passwordAgain: unknown }, links: MailLinks, visitor: Visitor, lang: Lang = 'en'): Promise<{ email: string }> {
     const mailer = this.#mailer;
     if (!mailer) {
-      throw new AppError('forbidden', 'sign_up_closed', 'Sign-up is closed on this service: it sends no mail, and an address must be verified. The operator adds accounts with the command line.');
+      throw new AppError('sign_up_closed');
     }
     const email = checkedAddress(input.email);
     const password = checkedPassword(input.password, [email]);
-    if (input.passwordAgain !== password) throw new AppError('invalid', 'passwords_differ', 'The two passwords differ; type the same password twice.');
+    if (input.passwordAgain !== password) throw new AppError('passwords_differ');
     await this.#brakes.signUp(visitor);
     await this.#brakes.mail(email);
     const hash = await hashPassword(password); // hashed for a taken address too: both answers take as long
@@ -94,24 +94,24 @@ export class SelfService {
   async signIn(input: { email: unknown; password: unknown }, visitor: Visitor): Promise<Account> {
     const email = typeof input.email === 'string' ? input.email.trim().slice(0, 254) : '';
     const password = typeof input.password === 'string' ? input.password : '';
-    if (!email || !password) throw new AppError('invalid', 'missing_credentials', 'Enter your e-mail address and your password.');
+    if (!email || !password) throw new AppError('missing_credentials');
     await this.#brakes.beforeSignIn(visitor, email);
     const account = await this.#repo.byEmail(email);
     const hash = account && (await this.#repo.passwordHash(account.id));
     const ok = password.length <= PASSWORD_MAX && (await verifyPassword(password, hash ?? NO_ACCOUNT_HASH));
     if (!ok || !account || !hash) {
       await this.#brakes.signInFailed(visitor, email);
-      throw new AppError('unauthorized', 'sign_in_failed', SIGN_IN_FAILED);
+      throw new AppError('sign_in_failed', SIGN_IN_FAILED);
     }
-    if (account.deactivatedAt !== null) throw new AppError('unauthorized', 'account_inactive', 'This account has been deactivated by the operator.');
+    if (account.deactivatedAt !== null) throw new AppError('account_inactive', 'This account has been deactivated by the operator.');
     return account;
   }
 
   /** Sends a new verification link (the old ones keep working until they expire). */
   async resendVerification(account: Account, links: MailLinks, lang: Lang = 'en'): Promise<void> {
     const mailer = this.#mailer;
-    if (!mailer) throw new AppError('forbidden', 'mail_off', 'This service sends no mail; ask the operator to verify your address.');
-    if (account.verifiedAt !== null) throw new AppError('conflict', 'already_verified', 'Your address is already verified.');
+    if (!mailer) throw new AppError('mail_off', 'This service sends no mail; ask the operator to verify your address.');
+    if (account.verifiedAt !== null) throw new AppError('already_verified', 'Your address is already verified.');
     await this.#brakes.mail(account.email);
     await this.#sendVerification(mailer, account, links, lang);
   }
@@ -125,7 +125,7 @@ export class SelfService {
   async verify(token: unknown, visitor: Visitor, now = Date.now()): Promise<Account> {
     const row = await this.#tokens.spend(token, 'verify', visitor, `${LINK_INVALID} Sign in and send a new one from your account page.`, now);
     const account = await this.#accounts.byId(row.accountId);
-    if (!account) throw new AppError('gone', 'link_invalid', 'This link is not valid: its account is gone.');
+    if (!account) throw new AppError('link_invalid', 'This link is not valid: its account is gone.');
     return this.#accounts.verify(account.email);
   }
 
@@ -133,7 +133,7 @@ export class SelfService {
   async refuse(token: unknown, visitor: Visitor, now = Date.now()): Promise<void> {
     const row = await this.#tokens.spend(token, 'verify', visitor, LINK_INVALID, now);
     if ((await this.#repo.deleteUnverified(Number.MAX_SAFE_INTEGER, row.accountId)) === 0 && (await this.#accounts.byId(row.accountId))) {
-      throw new AppError('conflict', 'already_verified', 'This address was verified already, so the account stays. If you did not verify it, set a new password through "Forgot your password?": that signs everyone else out.');
+      throw new AppError('already_verified', 'This address was verified already, so the account stays. If you did not verify it, set a new password through "Forgot your password?": that signs everyone else out.');
     }
   }
 
@@ -156,6 +156,6 @@ export class SelfService {
 
 export function checkedAddress(raw: unknown): string {
   const r = address.safeParse(typeof raw === 'string' ? raw.trim() : raw);
-  if (!r.success) throw new AppError('invalid', 'invalid_email', 'That is not an e-mail address.');
+  if (!r.success) throw new AppError('invalid_email', 'That is not an e-mail address.');
   return r.data;
 }

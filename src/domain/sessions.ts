@@ -52,10 +52,10 @@ export class Sessions {
   async get(account: Account, id: string, types?: readonly SessionType[]): Promise<SessionRow> {
     const row = typeof id === 'string' && id.length <= 64 ? await this.#repo.byId(id) : undefined;
     if (!row || row.accountId !== account.id || (types && !types.includes(row.type))) {
-      throw new AppError('not_found', 'session_not_found', 'No such session.');
+      throw new AppError('session_not_found', 'No such session.');
     }
     if (row.expiresAt <= Date.now()) {
-      throw new AppError('gone', 'session_expired', 'This session has expired or was deleted; start a new one.');
+      throw new AppError('session_expired');
     }
     return row;
   }
@@ -67,7 +67,7 @@ export class Sessions {
   async assertIdle(row: SessionRow): Promise<void> {
     const job = await this.#jobs.activeForSession(row.id);
     if (job) {
-      throw new AppError('conflict', 'session_busy', "A job is queued or running on this session: its files cannot change until the job ends; poll it, or start a new session.", {
+      throw new AppError('session_busy', undefined, {
         job_uid: job.id,
       });
     }
@@ -82,7 +82,7 @@ export class Sessions {
     await this.assertIdle(row);
     const job = await this.#jobs.latestForSession(row.id);
     if (job) {
-      throw new AppError('conflict', 'session_used', `This session has had its job (${job.id}, ${job.state}): a session holds one job, ever, and takes no more files; create a new session for another job.`, {
+      throw new AppError('session_used', `This session has had its job (${job.id}, ${job.state}): a session holds one job, ever, and takes no more files; create a new session for another job.`, {
         job_uid: job.id,
         job_status: job.state,
       });

@@ -26,7 +26,7 @@ export class DirectUploads {
       clientRef = ref;
       if (first?.state === 'completed') return this.#core.view(first);
       if (first?.state === 'uploading') {
-        throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is still in progress.');
+        throw new AppError('upload_in_progress', 'An upload with this X-Client-Upload-Id is still in progress.');
       }
       if (first) await this.#core.forget(first); // deleted or expired: the id may be used again
     }
@@ -44,7 +44,7 @@ export class DirectUploads {
     } catch (err) {
       await this.#core.discard(row);
       if (err instanceof SizeLimitError) {
-        throw new AppError('bad_request', 'length_mismatch', `The body held ${err.kind === 'exact' && err.received > err.limit ? 'more' : 'fewer'} bytes than its Content-Length of ${input.contentLength}; nothing was stored.`);
+        throw new AppError('length_mismatch', `The body held ${err.kind === 'exact' && err.received > err.limit ? 'more' : 'fewer'} bytes than its Content-Length of ${input.contentLength}; nothing was stored.`);
       }
       throw err;
     }
@@ -66,7 +66,7 @@ export class DirectUploads {
       size = await this.#core.append(row, body, { expectOffset: 0, maxBytes: cap });
     } catch (err) {
       await this.#core.discard(row);
-      if (err instanceof SizeLimitError) throw new AppError('too_large', 'file_too_large', `A file is over the limit of ${cap} bytes for one upload; nothing was stored.`, { max_upload_bytes: cap });
+      if (err instanceof SizeLimitError) throw new AppError('file_too_large', `A file is over the limit of ${cap} bytes for one upload; nothing was stored.`, { max_upload_bytes: cap });
       throw err;
     }
     await this.#core.complete(row, size);

@@ -1,7 +1,7 @@
 // v1 media-urls (the v1 specification): an upload made before its file's session exists, sent in
 // chunks at given offsets, each all or nothing; a v1 job makes it the file of a session.
 import type { Account, SessionRow } from './ports.ts';
-import { AppError } from './errors.ts';
+import { AppError, hasCode, type ErrorCode } from './errors.ts';
 import type { Sessions } from './sessions.ts';
 import { cleanName, gone, type Uploads } from './uploads.ts';
 
@@ -18,10 +18,10 @@ export class MediaUrls {
     const name = cleanName(input.name);
     const size = input.size;
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1) {
-      throw new AppError('invalid', 'invalid_size', 'size must be a whole number of bytes, at least 1.');
+      throw new AppError('invalid_size', 'size must be a whole number of bytes, at least 1.');
     }
     if (size > this.#core.limits.fileMax) {
-      throw new AppError('too_large', 'file_too_large', `size ${size} is over the limit of ${this.#core.limits.fileMax} bytes.`);
+      throw new AppError('file_too_large', `size ${size} is over the limit of ${this.#core.limits.fileMax} bytes.`);
     }
     return this.#core.begin(account, { via: 'v1', session: null, step: 1, size, lifeMs: this.#core.limits.mediaUrlLifeMs, secret: { name } }).then((row) => ({
       key: row.id,
@@ -42,8 +42,8 @@ export class MediaUrls {
     // Checked against the size seen now; the append re-checks the offset under the
     // object's lock, so a racing chunk cannot slip in between.
     const current = await this.#core.sizeOf(row);
-    const fail = (code: string, message: string, at = current) =>
-      new AppError('invalid', code, `${message} The upload is at offset ${at}.`, { upload_offset: at });
+    const fail = (code: ErrorCode, message: string, at = current) =>
+      new AppError(code, `${message} The upload is at offset ${at}.`, { upload_offset: at });
     if (row.state === 'completed' || current === row.size) throw fail('upload_complete', 'This upload is already complete.');
     if (offset !== current) throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`);
     if (chunk.length === 0) throw fail('empty_chunk', 'The file part is empty.');
@@ -55,7 +55,7 @@ export class MediaUrls {
       const next = await this.#core.append(row, [chunk], { expectOffset: offset, exactBytes: chunk.length });
       return { offset: next, complete: next === row.size, expiresAt: row.expiresAt };
     } catch (err) {
-      if (err instanceof AppError && err.code === 'offset_mismatch') throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`, err.details?.upload_offset as number);
+      if (hasCode(err, 'offset_mismatch')) throw fail('offset_mismatch', `offset ${offset} does not match the current offset.`, err.details?.upload_offset as number);
       throw err;
     }
   }
@@ -82,18 +82,18 @@ export class MediaUrls {
     const row = await this.#core.live(account, key, 'v1');
     if (row.state !== 'completed') {
       const at = await this.#core.sizeOf(row);
-      throw new AppError('invalid', 'upload_incomplete', `The upload of this media-url is not complete: ${at} of ${row.size} bytes arrived. Finish it before starting a job.`, { upload_offset: at });
+      throw new AppError('upload_incomplete', `The upload of this media-url is not complete: ${at} of ${row.size} bytes arrived. Finish it before starting a job.`, { upload_offset: at });
     }
     if (row.sessionId) {
       const existing = await this.#sessions.byIdUnchecked(row.sessionId);
       if (existing && existing.accountId === account.id && existing.type === type && existing.expiresAt > Date.now()) return existing;
-      throw new AppError('conflict', 'session_used', "This media-url has had its job, and that job's time is over: a media-url holds one job, ever; create a new media-url for another.");
+      throw new AppError('session_used', "This media-url has had its job, and that job's time is over: a media-url holds one job, ever; create a new media-url for another.");
     }
     const session = await this.#sessions.create(account, type);
     if (await this.#core.attach(row, session, 1)) return session;
     // another start attached the upload first: its session it is
     await this.#sessions.end(session);
-    if (retried) throw new AppError('conflict', 'session_used', 'This media-url already has its job.');
+    if (retried) throw new AppError('session_used', 'This media-url already has its job.');
     return this.sessionFor(account, key, type, true);
   }
 }

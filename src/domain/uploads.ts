@@ -79,7 +79,7 @@ export class Uploads {
    */
   async admit(account: Account, input: { uploadUid: unknown; step: unknown; size?: number }): Promise<{ session: SessionRow; step: number }> {
     if (typeof input.uploadUid !== 'string' || input.uploadUid === '') {
-      throw new AppError('invalid', 'missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
+      throw new AppError('missing_upload_uid', 'upload_uid is required: the upload_uid of the session this file belongs to.');
     }
     const session = await this.#sessions.get(account, input.uploadUid);
     await this.#sessions.assertTakesFiles(session);
@@ -91,14 +91,14 @@ export class Uploads {
     const rule = rules[step];
     if (!rule) {
       const allowed = Object.keys(rules).join(' or ');
-      throw new AppError('invalid', 'invalid_step', `A ${session.type} session takes step ${allowed}; got ${JSON.stringify(input.step ?? null)}.`);
+      throw new AppError('invalid_step', `A ${session.type} session takes step ${allowed}; got ${JSON.stringify(input.step ?? null)}.`);
     }
     const taken = (await this.#rows.liveInSession(session.id)).filter((u) => u.step === step).length;
     if (taken >= rule.max) {
-      throw new AppError('invalid', 'step_full', `A ${session.type} session takes at most ${rule.max} ${rule.what} file${rule.max === 1 ? '' : 's'} at step ${step}.`);
+      throw new AppError('step_full', `A ${session.type} session takes at most ${rule.max} ${rule.what} file${rule.max === 1 ? '' : 's'} at step ${step}.`);
     }
     if (input.size !== undefined && input.size > this.limits.fileMax) {
-      throw new AppError('too_large', 'file_too_large', `The file is over the limit of ${this.limits.fileMax} bytes.`);
+      throw new AppError('file_too_large', `The file is over the limit of ${this.limits.fileMax} bytes.`);
     }
     return { session, step };
   }
@@ -238,7 +238,7 @@ export class Uploads {
     try {
       await this.#rows.insert(row);
     } catch (err) {
-      if (err instanceof DuplicateError) throw new AppError('conflict', 'upload_in_progress', 'An upload with this X-Client-Upload-Id is already under way.');
+      if (err instanceof DuplicateError) throw new AppError('upload_in_progress', 'An upload with this X-Client-Upload-Id is already under way.');
       throw err;
     }
     try {
@@ -257,10 +257,10 @@ export class Uploads {
       next = await this.#blobs.append(row.id, body, opts);
     } catch (err) {
       if (err instanceof OffsetMismatchError) {
-        throw new AppError('conflict', 'offset_mismatch', `The offset does not match; the upload is at ${err.current}.`, { upload_offset: err.current });
+        throw new AppError('offset_mismatch', `The offset does not match; the upload is at ${err.current}.`, { upload_offset: err.current });
       }
       // its session was deleted (or it expired) while the body was on its way
-      if (err instanceof BlobNotFoundError) throw new AppError('gone', 'upload_deleted', 'This upload was deleted or expired while it arrived; nothing was kept.');
+      if (err instanceof BlobNotFoundError) throw new AppError('upload_deleted', 'This upload was deleted or expired while it arrived; nothing was kept.');
       throw err;
     }
     this.#metrics?.uploadBytes(row.via, next - (opts?.expectOffset ?? 0));
@@ -271,7 +271,7 @@ export class Uploads {
   async owned(account: Account, id: string, via?: UploadVia): Promise<UploadRow> {
     const row = typeof id === 'string' && STORAGE_UID.test(id) ? await this.#rows.byId(id) : undefined;
     if (!row || row.accountId !== account.id || (via && row.via !== via)) {
-      throw new AppError('not_found', 'upload_not_found', 'No such upload.');
+      throw new AppError('upload_not_found');
     }
     return row;
   }
@@ -308,8 +308,8 @@ export class Uploads {
 
 export function gone(row: Pick<UploadRow, 'state'>): AppError {
   return row.state === 'deleted'
-    ? new AppError('gone', 'upload_deleted', 'This upload was deleted.')
-    : new AppError('gone', 'upload_expired', 'This upload has expired and its bytes were destroyed.');
+    ? new AppError('upload_deleted', 'This upload was deleted.')
+    : new AppError('upload_expired');
 }
 
 /**
@@ -319,7 +319,7 @@ export function gone(row: Pick<UploadRow, 'state'>): AppError {
  */
 export function cleanName(raw: unknown, percentEncoded = true): string {
   if (raw === undefined || raw === null || raw === '') return 'file';
-  if (typeof raw !== 'string') throw new AppError('invalid', 'invalid_name', 'name must be a string.');
+  if (typeof raw !== 'string') throw new AppError('invalid_name', 'name must be a string.');
   let name = raw;
   if (percentEncoded && /%[0-9A-Fa-f]{2}/.test(name)) {
     try {
@@ -329,7 +329,7 @@ export function cleanName(raw: unknown, percentEncoded = true): string {
     }
   }
   if (Buffer.byteLength(safeName(name, Infinity), 'utf8') > MAX_NAME_BYTES) {
-    throw new AppError('invalid', 'name_too_long', `The file name is longer than ${MAX_NAME_BYTES} bytes.`);
+    throw new AppError('name_too_long', `The file name is longer than ${MAX_NAME_BYTES} bytes.`);
   }
   return safeName(name);
 }
@@ -359,7 +359,7 @@ export function safeName(raw: string, maxBytes = MAX_NAME_BYTES): string {
 export function cleanClientId(raw: unknown): string | undefined {
   if (raw === undefined || raw === null || raw === '') return undefined;
   if (typeof raw !== 'string' || raw.length > MAX_CLIENT_ID || /[\u0000-\u001f\u007f]/.test(raw)) {
-    throw new AppError('invalid', 'invalid_client_upload_id', `The client upload id must be printable text of at most ${MAX_CLIENT_ID} characters.`);
+    throw new AppError('invalid_client_upload_id', `The client upload id must be printable text of at most ${MAX_CLIENT_ID} characters.`);
   }
   return raw;
 }

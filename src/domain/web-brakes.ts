@@ -22,12 +22,12 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 /** 429 with the seconds to wait (the HTTP layer sends them as Retry-After). */
 export function rateLimited(waitMs: number, what: string): AppError {
   const s = seconds(waitMs);
-  return new AppError('rate_limited', 'rate_limited', `${what}; try again in ${s} seconds.`, { retry_after: s });
+  return new AppError('rate_limited', `${what}; try again in ${s} seconds.`, { retry_after: s });
 }
 
 /** A refusal of the account limits (rate-limits.ts) as the same 429. */
 export function refusalError(r: { retryAfterS: number; message: string }): AppError {
-  return new AppError('rate_limited', 'rate_limited', r.message, { retry_after: r.retryAfterS });
+  return new AppError('rate_limited', r.message, { retry_after: r.retryAfterS });
 }
 
 /** Who is at the door: an opaque name for the visitor (http/visitor-id.ts), never shown or logged. */

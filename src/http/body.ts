@@ -9,7 +9,7 @@ export async function readJson(ctx: Ctx, limit = 64 * 1024): Promise<unknown> {
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) {
     ctx.set('Connection', 'close');
-    throw new AppError('too_large', 'body_too_large', `The JSON body is over ${limit} bytes.`);
+    throw new AppError('body_too_large', `The JSON body is over ${limit} bytes.`);
   }
   const parts: Buffer[] = [];
   let total = 0;
@@ -17,7 +17,7 @@ export async function readJson(ctx: Ctx, limit = 64 * 1024): Promise<unknown> {
     total += (chunk as Buffer).length;
     if (total > limit) {
       ctx.set('Connection', 'close');
-      throw new AppError('too_large', 'body_too_large', `The JSON body is over ${limit} bytes.`);
+      throw new AppError('body_too_large', `The JSON body is over ${limit} bytes.`);
     }
     parts.push(chunk as Buffer);
   }
@@ -27,8 +27,8 @@ export async function readJson(ctx: Ctx, limit = 64 * 1024): Promise<unknown> {
   try {
     return JSON.parse(Buffer.concat(parts).toString('utf8'));
   } catch {
-    if (type && !/json/i.test(type)) throw new AppError('unsupported_media', 'expected_json', 'Send the body as application/json.');
-    throw new AppError('bad_request', 'invalid_json', 'The body is not valid JSON.');
+    if (type && !/json/i.test(type)) throw new AppError('expected_json');
+    throw new AppError('invalid_json');
   }
 }
 
@@ -37,7 +37,7 @@ export async function readObject(ctx: Ctx, limit?: number): Promise<Record<strin
   const body = await readJson(ctx, limit);
   if (body === undefined) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new AppError('invalid', 'invalid_body', 'The body must be a JSON object.');
+    throw new AppError('invalid_body');
   }
   return body as Record<string, unknown>;
 }

@@ -19,7 +19,7 @@ export function sendFile(
   const range = header ? parseRange(header, file.size) : undefined;
   if (range === 'unsatisfiable') {
     ctx.set('Content-Range', `bytes */${file.size}`);
-    throw new AppError('range_not_satisfiable', 'range_not_satisfiable', `The range ${header.slice(0, 60)} is outside the file's ${file.size} bytes.`);
+    throw new AppError('range_not_satisfiable', `The range ${header.slice(0, 60)} is outside the file's ${file.size} bytes.`);
   }
   if (range) {
     ctx.status = 206;

@@ -3,6 +3,7 @@
 // same for every product (upload_uid, expiry) is here; each product adds its options and how
 // they become its runner's typed options (its start.ts).
 import { z } from 'zod';
+import type { ErrorCode } from '../domain/errors.ts';
 import type { JobCommand, JobStart } from '../domain/jobs.ts';
 import type { Account, JobRow, Product, SessionType } from '../domain/ports.ts';
 import type { Sessions } from '../domain/sessions.ts';
@@ -60,7 +61,7 @@ export interface StartDefinition<Shape extends z.ZodRawShape, S> {
   /** Each option's refusal code. */
   codes: { [K in keyof Shape]: Code };
   /** The code of a refusal of the options as a whole, and of unknown options (unknown_option by default). */
-  bodyCode?: string;
+  bodyCode?: ErrorCode;
   /** The runner's typed options from the checked fields; throws OptionsRefused for fields that do not go together. */
   options(fields: z.output<z.ZodObject<Shape>>): S;
 }

@@ -59,7 +59,7 @@ const MAX_WAIT_S = 30;
 export async function answerPoll(ctx: Ctx, jobs: Jobs, job: JobRow): Promise<void> {
   const raw = ctx.query.wait;
   if (raw !== undefined && (typeof raw !== 'string' || !/^\d{1,2}$/.test(raw) || Number(raw) > MAX_WAIT_S)) {
-    throw new AppError('invalid', 'invalid_wait', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_S}.`);
+    throw new AppError('invalid_wait', `wait must be a whole number of seconds from 0 to ${MAX_WAIT_S}.`);
   }
   const ms = Number(raw ?? 0) * 1000;
   const gone = new AbortController();

@@ -48,12 +48,12 @@ export function tusRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; tusUploads
   const factsOf = (req: Request): RequestFacts => {
     const node = (req as TusRequest).runtime?.node?.req;
     const f = node && facts.get(node);
-    if (!f) throw new AppError('unauthorized', 'missing_api_key', 'An API key is required: send it in the X-Api-Key header.');
+    if (!f) throw new AppError('missing_api_key', 'An API key is required: send it in the X-Api-Key header.');
     return f;
   };
   const accountOf = (req: Request): Account => {
     const a = factsOf(req).account;
-    if (!a) throw new AppError('unauthorized', 'missing_api_key', 'An API key is required: send it in the X-Api-Key header.');
+    if (!a) throw new AppError('missing_api_key', 'An API key is required: send it in the X-Api-Key header.');
     return a;
   };
 

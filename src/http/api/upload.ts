@@ -18,13 +18,13 @@ export function directUploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; d
       const te = ctx.get('transfer-encoding');
       const cl = ctx.get('content-length');
       if (te || cl === '') {
-        throw new AppError('length_required', 'length_required', 'Send the file with a Content-Length header; chunked bodies are not accepted here (use /api/tus to stream).');
+        throw new AppError('length_required', 'Send the file with a Content-Length header; chunked bodies are not accepted here (use /api/tus to stream).');
       }
-      if (!/^\d{1,16}$/.test(cl)) throw new AppError('bad_request', 'invalid_content_length', 'Content-Length is not a byte count.');
+      if (!/^\d{1,16}$/.test(cl)) throw new AppError('invalid_content_length');
       const length = Number(cl);
       const cap = Math.min(deps.uploads.limits.directUploadMax, deps.uploads.limits.fileMax);
       if (length > cap) {
-        throw new AppError('too_large', 'file_too_large', `The file is ${length} bytes; direct uploads take at most ${cap} bytes (use /api/tus for larger files).`, {
+        throw new AppError('file_too_large', `The file is ${length} bytes; direct uploads take at most ${cap} bytes (use /api/tus for larger files).`, {
           max_upload_bytes: cap,
         });
       }

@@ -31,7 +31,7 @@ export class ToolCall {
   async account(): Promise<Account> {
     const { maintenance, apiKeys, rateLimits } = this.deps;
     if (await maintenance.isOn()) {
-      throw new AppError('unavailable', 'maintenance', `The service is down for maintenance; try again in ${maintenance.retryAfterS} seconds.`, {
+      throw new AppError('maintenance', `The service is down for maintenance; try again in ${maintenance.retryAfterS} seconds.`, {
         retry_after: maintenance.retryAfterS,
       });
     }
@@ -57,5 +57,5 @@ export class ToolCall {
 }
 
 function rateLimited(r: Refusal): AppError {
-  return new AppError('rate_limited', 'rate_limited', r.message, { retry_after: r.retryAfterS });
+  return new AppError('rate_limited', r.message, { retry_after: r.retryAfterS });
 }

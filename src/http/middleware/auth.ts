@@ -1,5 +1,5 @@
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import type { RateLimits, Refusal } from '../../domain/rate-limits.ts';
 import type { Account } from '../../domain/ports.ts';
 import type { Ctx, Mw } from '../context.ts';
@@ -22,7 +22,7 @@ export function requireKey(apiKeys: ApiKeys, header: 'x-api-key' | 'api_key', co
     try {
       found = await identify(apiKeys, limits, presented, header === 'api_key' ? 'api_key' : 'X-Api-Key');
     } catch (err) {
-      if (err instanceof AppError && err.code === 'missing_api_key') throw new AppError('unauthorized', 'missing_api_key', whereTheKeyGoes(ctx, header));
+      if (hasCode(err, 'missing_api_key')) throw new AppError('missing_api_key', whereTheKeyGoes(ctx, header));
       throw err;
     }
     if ('braked' in found) return answerRateLimited(ctx, found.braked);
@@ -67,7 +67,7 @@ export async function identify(
   try {
     found = await apiKeys.authenticateKey(presented, header);
   } catch (err) {
-    if (limits && presented !== undefined && err instanceof AppError && err.code === 'invalid_api_key') await limits.keyRejected(presented);
+    if (limits && presented !== undefined && hasCode(err, 'invalid_api_key')) await limits.keyRejected(presented);
     throw err;
   }
   await limits?.keyAccepted(presented!);

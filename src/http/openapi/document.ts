@@ -3,8 +3,11 @@
 // statuses the middleware answers are added here by rule, so every route carries them.
 import { z } from 'zod';
 import type { Network } from '../../config.ts';
+import { ERRORS, type ErrorCode } from '../../domain/errors.ts';
+import { STATUS_OF } from '../middleware/errors.ts';
 import type { MountedRoute } from '../route-list.ts';
 import { startBodies } from '../../products/index.ts';
+import { v1StatusOf } from '../v1/errors.ts';
 import { JobStarted, JobView } from '../schemas/jobs.ts';
 import { AnalyseItem, AnalyseResult, ConvertResults, ResultFile, StegoResults } from '../schemas/results.ts';
 import { Account, ErrorBody, Maintenance, RateLimited, Status, Unauthorized } from '../schemas/service.ts';
@@ -141,12 +144,16 @@ const SECURITY: Record<Operation['auth'], Json[]> = {
   'optional-key': [{}, { 'X-Api-Key': [] }],
 };
 
-const JSON_BODY_ERRORS: Record<number, string> = {
-  400: 'invalid_json: the body is not JSON',
-  413: 'body_too_large: the JSON body is over 64 KiB',
-  415: 'expected_json: the body is labelled as something else and is not JSON',
-  422: 'invalid_body: the body is not a JSON object',
-};
+const JSON_BODY_ERRORS: ErrorCode[] = ['invalid_json', 'body_too_large', 'expected_json', 'invalid_body'];
+
+/**
+ * The status an operation answers a code with: the newer API's by its kind (STATUS_OF), v1's by
+ * v1's table (v1's one DELETE, resumableDelete, is the route mounted with v1Statuses({ unlink: true })).
+ */
+export function errorStatus(op: Pick<Operation, 'auth' | 'method'>, code: ErrorCode): number {
+  const kind = ERRORS[code].kind;
+  return op.auth === 'v1' ? v1StatusOf(kind, { unlink: op.method === 'delete' }) : STATUS_OF[kind];
+}
 
 function operation(op: Operation, network: Network, schemaOf: (s: z.ZodType) => Json): Json {
   const head = op.method === 'head';
@@ -154,16 +161,16 @@ function operation(op: Operation, network: Network, schemaOf: (s: z.ZodType) => 
   const out: Record<string, Json> = {};
   for (const [status, answer] of Object.entries(op.answers)) out[status] = response(answer, schemaOf);
 
-  // the route's own refusals, and body.ts's when the route reads a JSON body (v1 answers those 422)
-  const errors: Record<number, string> = {};
-  const add = (from: Record<number, string>) => {
-    for (const [status, codes] of Object.entries(from)) errors[Number(status)] = errors[Number(status)] ? `${errors[Number(status)]}; ${codes}` : codes;
-  };
-  if (op.readsJson && !v1) add(JSON_BODY_ERRORS);
-  add(op.errors ?? {});
-  for (const [status, codes] of Object.entries(errors)) {
+  // the route's own refusals, and body.ts's when the route reads a JSON body (v1 answers those
+  // 422), grouped by status, each said by the catalogue's summary; then what codes cannot say
+  const errors = new Map<number, string[]>();
+  const add = (status: number, text: string) => errors.set(status, [...(errors.get(status) ?? []), text]);
+  const codes = [...(op.readsJson && !v1 ? JSON_BODY_ERRORS : []), ...(op.errors ?? [])];
+  for (const code of new Set(codes)) add(errorStatus(op, code), `${code}: ${ERRORS[code].summary}`);
+  for (const [status, note] of Object.entries(op.errorNotes ?? {})) add(Number(status), note);
+  for (const [status, texts] of errors) {
     out[status] = {
-      description: codes,
+      description: texts.join('; '),
       ...(op.errorHeaders?.[Number(status)] ? { headers: Object.fromEntries(op.errorHeaders[Number(status)].map((n) => [n, headerRef(n)])) } : {}),
       ...(head ? {} : { content: { 'application/json': { schema: schemaRef('Error') } } }),
     };

@@ -1,6 +1,7 @@
 // One row of the route table the OpenAPI document is written from. Bodies and answers name the
 // zod schemas the routes validate with; document.ts turns them into JSON Schema.
 import type { z } from 'zod';
+import type { ErrorCode } from '../../domain/errors.ts';
 
 export type Method = 'get' | 'post' | 'patch' | 'delete' | 'head' | 'options';
 
@@ -33,8 +34,13 @@ export interface Operation {
   readsJson?: boolean;
   /** The answers of the route itself; what middleware answers (401, 408, 429, 500, 503) is added. */
   answers: Record<number, Answer>;
-  /** Error statuses of the route itself, with the codes they carry. */
-  errors?: Record<number, string>;
+  /**
+   * The error codes the route itself answers (domain/errors.ts ERRORS): document.ts gives each
+   * its status (STATUS_OF by its kind; v1's table for v1) and its summary.
+   */
+  errors?: ErrorCode[];
+  /** What an error status also says that codes cannot (another layer's refusal, "any other bad input"). */
+  errorNotes?: Record<number, string>;
   /** Names of components.headers sent with some of those errors. */
   errorHeaders?: Record<number, string[]>;
   /** Served in maintenance too (it answers maintenance itself): 503 is then the listener's alone. */

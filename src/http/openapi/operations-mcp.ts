@@ -40,7 +40,7 @@ export function mcpOperations(): Operation[] {
         200: { description: 'The JSON-RPC response(s).', schema: McpMessage },
         202: { description: 'Accepted: the body held only notifications or responses.' },
       },
-      errors: {
+      errorNotes: {
         400: 'not JSON, or not JSON-RPC (a JSON-RPC error body)',
         ...ORIGIN,
         406: 'Accept does not allow both application/json and text/event-stream',
@@ -48,7 +48,7 @@ export function mcpOperations(): Operation[] {
         415: 'the body is not application/json',
       },
     },
-    { ...base, method: 'get', operationId: 'mcpStream', summary: 'Event stream of server messages (none: stateless)', answers: stateless('it opens no event stream'), errors: ORIGIN },
-    { ...base, method: 'delete', operationId: 'mcpEndSession', summary: 'End an MCP session (none: stateless)', answers: stateless('it keeps no session to end'), errors: ORIGIN },
+    { ...base, method: 'get', operationId: 'mcpStream', summary: 'Event stream of server messages (none: stateless)', answers: stateless('it opens no event stream'), errorNotes: ORIGIN },
+    { ...base, method: 'delete', operationId: 'mcpEndSession', summary: 'End an MCP session (none: stateless)', answers: stateless('it keeps no session to end'), errorNotes: ORIGIN },
   ];
 }

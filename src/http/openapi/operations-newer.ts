@@ -5,20 +5,18 @@ import { JobStarted, JobView } from '../schemas/jobs.ts';
 import { AnalyseResult, ConvertResults, StegoResults } from '../schemas/results.ts';
 import { Account, Status } from '../schemas/service.ts';
 import { sessionBody, type SessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles } from '../schemas/sessions.ts';
+import type { ErrorCode } from '../../domain/errors.ts';
 import type { Answer, Operation } from './operation.ts';
 
 const BYTES = { 'application/octet-stream': {} };
 const TUS_BYTES = { 'application/offset+octet-stream': {} };
 
-const SESSION = { 404: 'session_not_found: no such session of this kind, or another account\'s', 410: 'session_expired: its 24 hours are over and its files destroyed' };
-const POLL = { ...SESSION, 404: 'session_not_found, job_not_found (no job started on the session)', 422: 'invalid_wait: wait is not a whole number of seconds from 0 to 30' };
-const RESULTS = { 404: 'session_not_found, job_not_found', 409: 'job_not_finished: poll until it is (retry_after)', 410: 'session_expired, results_expired: the results were destroyed' };
-const DOWNLOAD = { 404: 'asset_not_found', 410: 'results_expired', 416: 'range_not_satisfiable: the Range is outside the file (Content-Range gives its size)' };
-const START = {
-  404: 'session_not_found, not_available',
-  409: 'session_used: the session has had its job, in any state (job_uid, job_status); a session holds one job, ever: create a new session for another; upload_in_progress: some files are still uploading',
-  410: 'session_expired',
-};
+const SESSION: ErrorCode[] = ['session_not_found', 'session_expired'];
+const POLL: ErrorCode[] = [...SESSION, 'job_not_found', 'invalid_wait'];
+const RESULTS: ErrorCode[] = ['session_not_found', 'job_not_found', 'job_not_finished', 'session_expired', 'results_expired'];
+const DOWNLOAD: ErrorCode[] = ['asset_not_found', 'results_expired', 'range_not_satisfiable'];
+const START: ErrorCode[] = ['session_not_found', 'not_available', 'session_used', 'upload_in_progress', 'session_expired'];
+const START_BODY: ErrorCode[] = ['missing_upload_uid', 'invalid_expiry', 'unknown_option', 'invalid_option', 'no_files'];
 
 const downloadAnswers = (content: Record<string, Record<string, unknown>>): Record<number, Answer> => ({
   200: { description: 'The file, as an attachment.', content, headers: ['Content-Disposition', 'Accept-Ranges'] },
@@ -39,7 +37,7 @@ function sessionOps(prefix: string, name: string, tag: string, body: SessionBody
       body: { schema: body, required: bodyRequired },
       readsJson: true,
       answers: { 201: { description: 'The new session.', schema: Session } },
-      errors: { 422: 'unknown_field, invalid_session_type' },
+      errors: ['unknown_field', 'invalid_session_type'],
     },
     {
       method: 'get',
@@ -62,7 +60,7 @@ function sessionOps(prefix: string, name: string, tag: string, body: SessionBody
       auth: 'key',
       params: ['uid'],
       answers: { 200: { description: 'Deleted.', schema: SessionDeleted } },
-      errors: { ...SESSION, 409: 'session_busy: a job is queued or running on it (job_uid)' },
+      errors: [...SESSION, 'session_busy'],
     },
     {
       method: 'get',
@@ -143,15 +141,24 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       params: ['X-Upload-Uid', 'X-Upload-Step', 'X-Filename', 'X-Client-Upload-Id'],
       body: { content: BYTES, required: true, description: 'The file, any content type.' },
       answers: { 201: { description: 'The stored file.', schema: DirectUploadResult } },
-      errors: {
-        400: 'invalid_content_length, length_mismatch: the body held more or fewer bytes than its Content-Length',
-        404: 'session_not_found',
-        409: 'session_busy: a job is queued or running on the session; session_used: its job has ended (a session holds one job, ever: create a new session); upload_in_progress: the same X-Client-Upload-Id is under way',
-        410: 'session_expired',
-        411: 'length_required: no Content-Length',
-        413: 'file_too_large (max_upload_bytes): checked before the body is read',
-        422: 'missing_upload_uid, invalid_step, step_full, invalid_name, name_too_long, invalid_client_upload_id',
-      },
+      errors: [
+        'invalid_content_length',
+        'length_mismatch',
+        'session_not_found',
+        'session_busy',
+        'session_used',
+        'upload_in_progress',
+        'session_expired',
+        'length_required',
+        'file_too_large',
+        'missing_upload_uid',
+        'invalid_step',
+        'step_full',
+        'invalid_name',
+        'name_too_long',
+        'invalid_client_upload_id',
+      ],
+      errorNotes: { 413: 'checked before the body is read' },
     },
     ...tusOperations(),
     {
@@ -165,12 +172,8 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       body: { schema: [starts.hide, starts.reveal], required: true },
       readsJson: true,
       answers: { 201: { description: 'The job is queued.', schema: JobStarted } },
-      errors: {
-        ...START,
-        413: 'limit_exceeded: the cover is over a size limit',
-        415: 'the cover is not a picture or video that can be used',
-        422: 'missing_upload_uid, invalid_expiry, unknown_option, missing_password, invalid_password, invalid_option, no_files, no_secret, no_cover, no_file, secret_too_large (capacity_bytes, needed_bytes: over the capacity of the cover or OBSCURA_MAX_REVEAL_BYTES)',
-      },
+      // a cover the media engine refuses: its code, at the status that code has everywhere
+      errors: [...START, ...START_BODY, 'missing_password', 'invalid_password', 'no_secret', 'no_cover', 'no_file', 'secret_too_large', 'limit_exceeded', 'too_much_memory', 'unsupported_media', 'corrupt', 'empty', 'engine_failed'],
     },
     ...jobOps({
       prefix: '/api',
@@ -209,7 +212,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       body: { schema: starts.analyse, required: true },
       readsJson: true,
       answers: { 201: { description: 'The job is queued.', schema: JobStarted } },
-      errors: { ...START, 422: 'missing_upload_uid, invalid_expiry, unknown_option, invalid_option, no_files' },
+      errors: [...START, ...START_BODY],
     },
     ...jobOps({
       prefix: '/api/analyse',
@@ -224,7 +227,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
         auth: 'key',
         params: ['job'],
         answers: { 200: { description: 'One item per file.', schema: AnalyseResult } },
-        errors: { 404: 'job_not_found', 409: RESULTS[409], 410: 'results_expired' },
+        errors: ['job_not_found', 'job_not_finished', 'results_expired'],
       },
       download: {
         method: 'get',
@@ -248,11 +251,7 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
       body: { schema: starts.convert, required: true },
       readsJson: true,
       answers: { 201: { description: 'The job is queued.', schema: JobStarted } },
-      errors: {
-        ...START,
-        415: 'unsupported_media: a file of a kind outside the allow-list (a PDF, a ZIP)',
-        422: 'missing_upload_uid, invalid_expiry, unknown_option, invalid_option, no_files, limit_exceeded, output_too_large, too_much_memory',
-      },
+      errors: [...START, 'unsupported_media', ...START_BODY, 'limit_exceeded', 'output_too_large', 'too_much_memory'],
     },
     ...jobOps({
       prefix: '/api/convert',
@@ -286,8 +285,9 @@ export function newerOperations(expiryMaxMs: number): Operation[] {
 
 /** TUS 1.0.0 at /api/tus: creation, creation-with-upload, termination, expiration. */
 function tusOperations(): Operation[] {
+  // @tus/server's own refusals, not AppErrors
   const tus = { 412: 'tus_version_required: no Tus-Resumable: 1.0.0' };
-  const upload = { 404: 'upload_not_found (a direct or v1 upload is not a TUS one)', 410: 'upload_expired' };
+  const upload: ErrorCode[] = ['upload_not_found', 'upload_expired'];
   const options = (path: string, operationId: string): Operation => ({
     method: 'options',
     path,
@@ -312,15 +312,8 @@ function tusOperations(): Operation[] {
       params: ['Tus-Resumable', 'Upload-Length', 'Upload-Metadata'],
       body: { content: TUS_BYTES, required: false, description: 'The first bytes (creation-with-upload).' },
       answers: { 201: { description: 'Created; Location is the upload URL, absolute, on this network.', headers: ['Location', 'Tus-Resumable', 'Upload-Expires', 'Upload-Offset'] } },
-      errors: {
-        400: 'invalid_tus_header: Upload-Length or Upload-Metadata is not valid TUS',
-        404: 'session_not_found',
-        409: 'session_busy: a job is queued or running on the session; session_used: its job has ended',
-        410: 'session_expired',
-        ...tus,
-        413: 'file_too_large: Upload-Length is over the largest file',
-        422: 'missing_upload_uid, invalid_step, step_full, invalid_name, name_too_long',
-      },
+      errors: ['session_not_found', 'session_busy', 'session_used', 'session_expired', 'file_too_large', 'missing_upload_uid', 'invalid_step', 'step_full', 'invalid_name', 'name_too_long'],
+      errorNotes: { 400: 'invalid_tus_header: Upload-Length or Upload-Metadata is not valid TUS', ...tus },
     },
     {
       method: 'head',
@@ -331,7 +324,8 @@ function tusOperations(): Operation[] {
       auth: 'key',
       params: ['id', 'Tus-Resumable'],
       answers: { 200: { description: 'Its offset: PATCH the rest from there.', headers: ['Upload-Offset', 'Upload-Length', 'Upload-Metadata', 'Tus-Resumable'] } },
-      errors: { ...upload, ...tus },
+      errors: upload,
+      errorNotes: tus,
     },
     {
       method: 'patch',
@@ -344,13 +338,8 @@ function tusOperations(): Operation[] {
       params: ['id', 'Tus-Resumable', 'Upload-Offset'],
       body: { content: TUS_BYTES, required: true, description: 'The next bytes, from Upload-Offset; chunks up to 5 MiB are usual.' },
       answers: { 204: { description: 'Appended.', headers: ['Upload-Offset', 'Tus-Resumable'] } },
-      errors: {
-        400: 'invalid_tus_header: Upload-Offset or Content-Type is not valid TUS',
-        ...upload,
-        409: 'offset_mismatch: Upload-Offset is not where the upload stands',
-        ...tus,
-        413: 'file_too_large: the bytes go past Upload-Length',
-      },
+      errors: [...upload, 'offset_mismatch', 'file_too_large'],
+      errorNotes: { 400: 'invalid_tus_header: Upload-Offset or Content-Type is not valid TUS', ...tus },
     },
     {
       method: 'delete',
@@ -361,7 +350,8 @@ function tusOperations(): Operation[] {
       auth: 'key',
       params: ['id', 'Tus-Resumable'],
       answers: { 204: { description: 'Terminated.', headers: ['Tus-Resumable'] } },
-      errors: { ...upload, 409: 'session_busy', ...tus },
+      errors: [...upload, 'session_busy'],
+      errorNotes: tus,
     },
   ];
 }

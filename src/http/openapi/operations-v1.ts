@@ -2,9 +2,12 @@
 // (401, 422 and 500 everywhere, 404 and 410 for resumableDelete alone; 500 stands for every
 // other status, a 405 and a 429 too, with the precise code in the body).
 import { AnalyseStarted, ChunkAccepted, FileMetadata, JobAnalyse, JobResult, JobStatus, MediaUrlCreated, ResumableChunk } from '../schemas/v1.ts';
+import type { ErrorCode } from '../../domain/errors.ts';
 import type { Operation } from './operation.ts';
 
-const RESUMABLE = '422: invalid, expired or deleted media-url, or bad input';
+// an unknown, deleted or expired media-url, on every resumable path but the DELETE
+const MEDIA_URL: ErrorCode[] = ['upload_not_found', 'upload_deleted', 'upload_expired'];
+const ANY_OTHER = { 422: 'and any other bad input' };
 const resumableHeaders = ['Upload-Offset', 'Upload-Expires', 'Tus-Resumable'];
 
 export function v1Operations(): Operation[] {
@@ -18,7 +21,8 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       body: { schema: JobAnalyse, required: true },
       answers: { 200: { description: 'Started; Location holds the job-url.', schema: AnalyseStarted, headers: ['Location'] } },
-      errors: { 422: 'unknown_field, invalid_key, invalid_field, upload_not_found, upload_incomplete, session_used (the media-url has had its job: one job per media-url; create a new media-url for another), and any other bad input' },
+      errors: ['unknown_field', 'invalid_key', 'invalid_field', 'upload_not_found', 'upload_incomplete', 'session_used'],
+      errorNotes: ANY_OTHER,
     },
     {
       method: 'post',
@@ -29,7 +33,7 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       params: ['jobKey'],
       answers: { 200: { description: 'JobStatus; resultUrl is set once the job has completed.', schema: JobStatus } },
-      errors: { 422: 'job_not_found: an unknown job key' },
+      errors: ['job_not_found'],
     },
     {
       method: 'get',
@@ -40,7 +44,7 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       params: ['resultKey'],
       answers: { 200: { description: 'JobResult.', schema: JobResult } },
-      errors: { 422: 'job_not_found, job_failed, job_not_finished, results_expired' },
+      errors: ['job_not_found', 'job_failed', 'job_not_finished', 'results_expired'],
     },
     {
       method: 'post',
@@ -51,7 +55,8 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       body: { schema: FileMetadata, required: true },
       answers: { 201: { description: 'Location holds the media-url; its last path segment is the key.', schema: MediaUrlCreated, headers: ['Location', 'Upload-Expires', 'Tus-Resumable'] } },
-      errors: { 422: 'invalid_name, invalid_size, name_too_long, file_too_large, and any other bad input' },
+      errors: ['invalid_name', 'invalid_size', 'name_too_long', 'file_too_large'],
+      errorNotes: ANY_OTHER,
     },
     {
       method: 'head',
@@ -62,7 +67,8 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       params: ['mediaKey'],
       answers: { 200: { description: 'Resume from Upload-Offset.', headers: [...resumableHeaders, 'Upload-Length'] } },
-      errors: { 422: RESUMABLE },
+      errors: MEDIA_URL,
+      errorNotes: ANY_OTHER,
     },
     {
       method: 'patch',
@@ -78,7 +84,25 @@ export function v1Operations(): Operation[] {
         200: { description: 'Stored; more data expected.', schema: ChunkAccepted, headers: resumableHeaders },
         204: { description: 'Stored; the upload is complete (200 with the ChunkAccepted body instead where the service runs OBSCURA_V1_PATCH_DONE_STATUS=200, for old clients).', headers: resumableHeaders },
       },
-      errors: { 422: `${RESUMABLE}: a wrong, negative or non-numeric offset, a chunk over 5 MiB or past the size, a malformed body (the current offset is in the message and in Upload-Offset)` },
+      errors: [
+        ...MEDIA_URL,
+        'offset_mismatch',
+        'invalid_offset',
+        'upload_complete',
+        'empty_chunk',
+        'chunk_too_large',
+        'chunk_past_end',
+        'expected_multipart',
+        'malformed_multipart',
+        'body_incomplete',
+        'too_many_parts',
+        'unexpected_part',
+        'missing_offset',
+        'repeated_offset',
+        'missing_file',
+        'repeated_file',
+      ],
+      errorNotes: { 422: 'the current offset is in the message and in Upload-Offset' },
       errorHeaders: { 422: ['Upload-Offset', 'Tus-Resumable'] },
     },
     {
@@ -90,7 +114,8 @@ export function v1Operations(): Operation[] {
       auth: 'v1',
       params: ['mediaKey'],
       answers: { 204: { description: 'Unlinked.', headers: ['Tus-Resumable'] } },
-      errors: { 404: 'upload_not_found: invalid media-url', 410: 'upload_deleted, upload_expired: deleted or expired media-url', 422: 'invalid input' },
+      errors: ['upload_not_found', 'upload_deleted', 'upload_expired'],
+      errorNotes: { 422: 'invalid input' },
     },
   ];
 }

@@ -3,18 +3,18 @@
 // 422 with a stable `error` code and the first problem in plain words. The codes live beside
 // the schemas, in a map z.toJSONSchema never reads, so they stay out of the document.
 import { z } from 'zod';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, type ErrorCode } from '../../domain/errors.ts';
 
 type Issue = z.core.$ZodIssue;
-export type Code = string | ((issue: Issue) => string);
+export type Code = ErrorCode | ((issue: Issue) => ErrorCode);
 
 interface Codes {
   /** Unknown keys. */
-  unknown: string;
+  unknown: ErrorCode;
   /** A field's refusals, by field name (one code, or one per kind of issue). */
   fields: Record<string, Code>;
   /** What concerns the whole body (a refinement over several fields). */
-  body?: string;
+  body?: ErrorCode;
   /** How many leading fields are reported before unknown keys (default 0). */
   unknownAfter?: number;
 }
@@ -54,7 +54,7 @@ export function validate<S extends z.ZodType>(schema: S, body: unknown): z.outpu
       : field !== undefined && codes.fields[field]
         ? codes.fields[field]
         : (codes.body ?? 'invalid_input');
-  throw new AppError('invalid', typeof code === 'function' ? code(issue) : code, issue.message);
+  throw new AppError(typeof code === 'function' ? code(issue) : code, issue.message);
 }
 
 const fieldOf = (issue: Issue) => (issue.path.length ? String(issue.path[0]) : undefined);

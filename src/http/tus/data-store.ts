@@ -3,7 +3,7 @@
 // included, lives sealed in the upload row, never as a plaintext JSON file.
 import type { Readable } from 'node:stream';
 import { DataStore, ERRORS, Upload } from '@tus/utils';
-import { AppError } from '../../domain/errors.ts';
+import { hasCode } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import type { TusUploads } from '../../domain/uploads-tus.ts';
 import type { Account, SessionRow } from '../../domain/ports.ts';
@@ -88,6 +88,6 @@ export class SessionTusStore extends DataStore {
 
 function mapError(err: unknown): unknown {
   if (err instanceof BlobNotFoundError) return ERRORS.FILE_NOT_FOUND;
-  if (err instanceof AppError && err.code === 'offset_mismatch') return ERRORS.INVALID_OFFSET;
+  if (hasCode(err, 'offset_mismatch')) return ERRORS.INVALID_OFFSET;
   return err;
 }

@@ -1,40 +1,57 @@
-import { AppError } from '../../domain/errors.ts';
+import { AppError, type ErrorKind } from '../../domain/errors.ts';
 import type { Mw } from '../context.ts';
 
+/** The statuses the v1 specification documents for its operations. */
+export type V1Status = 401 | 404 | 410 | 422 | 500;
+
 /**
- * v1 answers only the statuses the v1 specification documents: 401, 422, 404, 410 and 500.
- * Bad input of any kind is 422; anything else undocumented is 500; the message stays.
- * 404 and 410 are resumableDelete's alone (`unlink`): everywhere else an unknown, deleted or
- * expired key (a media-url's or a job's) is invalid input, 422.
+ * v1's table of kinds to statuses (the newer API's is STATUS_OF, middleware/errors.ts): bad
+ * input of any kind is 422; anything else undocumented is 500. 404 and 410 are resumableDelete's
+ * alone (`unlink`): everywhere else an unknown, deleted or expired key (a media-url's or a job's)
+ * is invalid input, 422.
+ */
+export function v1StatusOf(kind: ErrorKind, opts: { unlink?: boolean } = {}): V1Status {
+  switch (kind) {
+    case 'unauthorized':
+      return 401;
+    case 'not_found':
+      return opts.unlink ? 404 : 422;
+    case 'gone':
+      return opts.unlink ? 410 : 422;
+    case 'bad_request':
+    case 'invalid':
+    case 'conflict':
+    case 'length_required':
+    case 'too_large':
+    case 'unsupported_media':
+    case 'payment_required':
+      return 422;
+    default:
+      return 500;
+  }
+}
+
+/**
+ * v1 answers only the statuses the v1 specification documents: 401, 422, 404 and 410 (v1StatusOf)
+ * and 500. An AppError is answered here, with its status from v1's table and the boundary's body,
+ * `{error, message, ...details}`; the message stays (on the resumable paths a missing, deleted or
+ * expired media-url's says so first). Koa's own client errors are 422 invalid_input.
  */
 export function v1Statuses(opts: { resumable?: boolean; unlink?: boolean } = {}): Mw {
-  return async (_ctx, next) => {
+  return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
       if (!(err instanceof AppError)) {
         const e = err as { status?: number; expose?: boolean; message?: string };
-        if (typeof e.status === 'number' && e.status < 500 && e.expose) throw new AppError('invalid', 'invalid_input', e.message ?? 'Invalid input.');
-        throw err;
+        if (!(typeof e.status === 'number' && e.status < 500 && e.expose)) throw err;
+        ctx.status = 422;
+        ctx.body = { error: 'invalid_input', message: e.message ?? 'Invalid input.' };
+        return;
       }
-      switch (err.kind) {
-        case 'unauthorized':
-          throw err;
-        case 'not_found':
-        case 'gone':
-          if (opts.unlink) throw err;
-          throw new AppError('invalid', err.code, opts.resumable ? `Invalid, expired or deleted media-url: ${err.message}` : err.message, err.details);
-        case 'bad_request':
-        case 'invalid':
-        case 'conflict':
-        case 'length_required':
-        case 'too_large':
-        case 'unsupported_media':
-        case 'payment_required':
-          throw new AppError('invalid', err.code, err.message, err.details);
-        default:
-          throw new AppError('internal', err.code, err.message, err.details);
-      }
+      const missing = (err.kind === 'not_found' || err.kind === 'gone') && !opts.unlink;
+      ctx.status = v1StatusOf(err.kind, opts);
+      ctx.body = { error: err.code, message: missing && opts.resumable ? `Invalid, expired or deleted media-url: ${err.message}` : err.message, ...err.details };
     }
   };
 }

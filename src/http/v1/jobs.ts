@@ -4,7 +4,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { MediaUrls } from '../../domain/uploads-v1.ts';
@@ -36,9 +36,9 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; starts: Pick<S
       .analyse(account, { session, options })
       .catch((err: unknown) => {
         // a media-url is the session of v1: it holds one job, ever
-        if (!(err instanceof AppError && err.code === 'session_used')) throw err;
+        if (!hasCode(err, 'session_used')) throw err;
         const earlier = typeof err.details?.job_uid === 'string' ? ` (${err.details.job_uid})` : '';
-        throw new AppError('conflict', 'session_used', `This media-url already has its job${earlier}: a media-url holds one job, ever. Poll that job's key; for another job, create a new media-url and upload the file again.`, err.details);
+        throw new AppError('session_used', `This media-url already has its job${earlier}: a media-url holds one job, ever. Poll that job's key; for another job, create a new media-url and upload the file again.`, err.details);
       });
     const jobUrl = urlFor(ctx, `/v1/job/status/${job.id}`);
     ctx.status = 200;
@@ -59,7 +59,7 @@ export function v1JobRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; starts: Pick<S
 
   router.get('/v1/job/result/:key', v1Statuses(), auth, async (ctx) => {
     const job = await jobs.byUid(ctx.state.account!, ctx.params.key, 'analyse');
-    if (job.state === 'failed') throw new AppError('invalid', 'job_failed', `The job failed: ${job.progressMessage}`);
+    if (job.state === 'failed') throw new AppError('job_failed', `The job failed: ${job.progressMessage}`);
     const files = await analyseItems(ctx, results, job);
     ctx.body = { key: job.id, results: { status: V1_STATUS[job.state], files } };
   });

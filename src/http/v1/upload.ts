@@ -5,7 +5,7 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import busboy from 'busboy';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, type ErrorCode } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import type { MediaUrls } from '../../domain/uploads-v1.ts';
 import { readObject } from '../body.ts';
@@ -81,8 +81,8 @@ export function v1UploadRoutes(deps: { apiKeys: ApiKeys; uploads: Uploads; media
 
 /** Parses the multipart PATCH body into memory (at most chunkMax + 1 bytes of file). */
 async function readChunk(ctx: Ctx, chunkMax: number, current: number): Promise<{ offset: number; chunk: Buffer }> {
-  const bad = (code: string, message: string) =>
-    new AppError('invalid', code, `${message} The upload is at offset ${current}.`, { upload_offset: current });
+  const bad = (code: ErrorCode, message: string) =>
+    new AppError(code, `${message} The upload is at offset ${current}.`, { upload_offset: current });
   const type = ctx.get('content-type');
   if (!/^multipart\/form-data\b/i.test(type)) throw bad('expected_multipart', 'The body must be multipart/form-data with the fields offset and file.');
   const declared = ctx.get('content-length');

@@ -4,7 +4,7 @@
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import { refusalError } from '../../domain/web-brakes.ts';
 import type { SelfService, MailLinks } from '../../domain/self-service.ts';
 import type { SignedInBy, WebSessions } from '../../domain/web-sessions.ts';
@@ -94,7 +94,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
         how = { network, method: 'password' };
       }
     } catch (err) {
-      const notice = refusedNotice(ctx, err, one(f, 'method') === 'key' ? (code) => (code.endsWith('api_key') ? 'api-key' : undefined) : fieldByCode);
+      const notice = refusedNotice(ctx, err, one(f, 'method') === 'key' ? (e) => (hasCode(e, 'missing_api_key', 'malformed_api_key', 'invalid_api_key') ? 'api-key' : undefined) : fieldByCode);
       const words = wordsOf(ctx);
       return render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.selfService.signUpOpen, words }), ctx.status);
     }
@@ -180,7 +180,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     await readForm(ctx, csrf(ctx));
     if (account.verifiedAt === null) {
-      const notice = refusedNotice(ctx, new AppError('unauthorized', 'account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.'));
+      const notice = refusedNotice(ctx, new AppError('account_not_verified', 'Verify your e-mail address first: keys of an unverified account do not work.'));
       return await accountPage(ctx, account, { notice: { ...notice, message: wordsOf(ctx).t('account.keys.needVerified') } }, ctx.status);
     }
     const { key } = await d.apiKeys.issue(account.email);
@@ -192,7 +192,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     if (!account) return;
     const f = await readForm(ctx, csrf(ctx));
     const id = one(f, 'key_id');
-    if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('not_found', 'key_not_found', 'No such key on your account.');
+    if (!(await d.apiKeys.list(account.email)).some((k) => k.id === id)) throw new AppError('key_not_found', 'No such key on your account.');
     await d.apiKeys.revoke(id);
     if (await endedHere(ctx)) return; // the key signed this browser in
     await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.keys.revokedNotice') } });
@@ -202,7 +202,7 @@ export function accountPages(d: AccountPageDeps): Router<AppState> {
     const account = person(ctx);
     if (!account) return;
     const f = await readForm(ctx, csrf(ctx));
-    if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('not_found', 'session_not_found', 'No such session on your account; it may have ended already.');
+    if (!(await d.webSessions.end(account.id, one(f, 'session')))) throw new AppError('session_not_found', 'No such session on your account; it may have ended already.');
     if (await endedHere(ctx)) return;
     await accountPage(ctx, account, { notice: { kind: 'ok', message: wordsOf(ctx).t('account.sessions.ended') } });
   });

@@ -1,10 +1,11 @@
 // A refused form names the field it is about: the control gets aria-invalid and the message,
 // next to it and linked with aria-describedby; the notice at the top links to the control
 // (layout.ts). Which field, from the error's code (or what the route knows better).
+import type { AppError, ErrorCode } from '../../domain/errors.ts';
 import { escapeHtml, raw, type Html } from './html.ts';
 
 /** The control (its id) a refusal is about, by the error's code, on the account forms. */
-const FIELD_OF_CODE: Record<string, string> = {
+const FIELD_OF_CODE: Partial<Record<ErrorCode, string>> = {
   invalid_email: 'email',
   missing_credentials: 'email',
   sign_in_failed: 'email',
@@ -14,8 +15,8 @@ const FIELD_OF_CODE: Record<string, string> = {
   invalid_api_key: 'api-key',
 };
 
-export type FieldOf = (code: string) => string | undefined;
-export const fieldByCode: FieldOf = (code) => FIELD_OF_CODE[code];
+export type FieldOf = (err: AppError) => string | undefined;
+export const fieldByCode: FieldOf = (err) => FIELD_OF_CODE[err.code];
 
 /** An API field name as the id of its control on the product forms (output_format → output-format). */
 export const controlOf = (apiField: string): string => (apiField === 'redact' ? 'redact-faces' : apiField.replace(/_/g, '-'));

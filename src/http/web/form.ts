@@ -11,21 +11,21 @@ export type Fields = Record<string, string[]>;
 const FORM_MAX = 16 * 1024;
 
 export function csrfRefused(): AppError {
-  return new AppError('forbidden', 'csrf_failed', 'This form is stale or did not come from this page (its security token does not match); open the page again and resend it.');
+  return new AppError('csrf_failed');
 }
 
 /** A url-encoded form, CSRF checked. */
 export async function readForm(ctx: Ctx, csrfValid: (presented: unknown) => boolean): Promise<Fields> {
   if (!/^application\/x-www-form-urlencoded\b/i.test(ctx.get('content-type'))) {
-    throw new AppError('unsupported_media', 'expected_form', 'Send this form from its page.');
+    throw new AppError('expected_form');
   }
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > FORM_MAX) throw new AppError('too_large', 'body_too_large', `The form is over ${FORM_MAX} bytes.`);
+  if (declared > FORM_MAX) throw new AppError('body_too_large', `The form is over ${FORM_MAX} bytes.`);
   const parts: Buffer[] = [];
   let total = 0;
   for await (const chunk of ctx.req) {
     total += (chunk as Buffer).length;
-    if (total > FORM_MAX) throw new AppError('too_large', 'body_too_large', `The form is over ${FORM_MAX} bytes.`);
+    if (total > FORM_MAX) throw new AppError('body_too_large', `The form is over ${FORM_MAX} bytes.`);
     parts.push(chunk as Buffer);
   }
   const fields: Fields = {};
@@ -53,12 +53,12 @@ export async function readMultipart(
   onFile: (field: string, name: string, bytes: AsyncIterable<Buffer>) => Promise<void>,
   fields: Fields = {},
 ): Promise<Fields> {
-  if (!/^multipart\/form-data\b/i.test(ctx.get('content-type'))) throw new AppError('unsupported_media', 'expected_multipart', 'Send this form from its page.');
+  if (!/^multipart\/form-data\b/i.test(ctx.get('content-type'))) throw new AppError('expected_multipart', 'Send this form from its page.');
   const cl = ctx.get('content-length');
-  if (!/^\d{1,16}$/.test(cl)) throw new AppError('length_required', 'length_required', 'The form must be sent with a Content-Length.');
+  if (!/^\d{1,16}$/.test(cl)) throw new AppError('length_required', 'The form must be sent with a Content-Length.');
   if (Number(cl) > limits.bodyMax) {
     ctx.set('Connection', 'close');
-    throw new AppError('too_large', 'file_too_large', `The files are ${Number(cl)} bytes together; a form takes at most ${limits.bodyMax} bytes.`, { max_upload_bytes: limits.bodyMax });
+    throw new AppError('file_too_large', `The files are ${Number(cl)} bytes together; a form takes at most ${limits.bodyMax} bytes.`, { max_upload_bytes: limits.bodyMax });
   }
   let failure: unknown;
   let trusted = false;
@@ -70,12 +70,12 @@ export async function readMultipart(
   try {
     bb = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { files: limits.files, fields: 64, parts: limits.files + 64, fieldSize: 8 * 1024, fieldNameSize: 64 } });
   } catch {
-    throw new AppError('bad_request', 'invalid_multipart', 'The form body is not valid multipart.');
+    throw new AppError('invalid_multipart', 'The form body is not valid multipart.');
   }
   bb.on('field', (name, value, info) => {
     if (name === 'csrf' && !trusted && Object.keys(fields).length === 0) trusted = csrfValid(value);
     if (!trusted) return fail(csrfRefused());
-    if (info.valueTruncated) fail(new AppError('invalid', 'field_too_long', `The field ${name.slice(0, 64)} is too long.`));
+    if (info.valueTruncated) fail(new AppError('field_too_long', `The field ${name.slice(0, 64)} is too long.`));
     (fields[name] ??= []).push(value);
   });
   bb.on('file', (field, stream, info) => {
@@ -97,9 +97,9 @@ export async function readMultipart(
       stream.resume(); // whatever the store did not take is read and dropped
     });
   });
-  bb.on('filesLimit', () => fail(new AppError('invalid', 'too_many_files', `A form takes at most ${limits.files} files.`)));
-  bb.on('fieldsLimit', () => fail(new AppError('invalid', 'too_many_fields', 'The form has too many fields.')));
-  bb.on('partsLimit', () => fail(new AppError('invalid', 'too_many_fields', 'The form has too many parts.')));
+  bb.on('filesLimit', () => fail(new AppError('too_many_files', `A form takes at most ${limits.files} files.`)));
+  bb.on('fieldsLimit', () => fail(new AppError('too_many_fields', 'The form has too many fields.')));
+  bb.on('partsLimit', () => fail(new AppError('too_many_fields', 'The form has too many parts.')));
   await new Promise<void>((resolve, reject) => {
     bb.on('close', resolve);
     bb.on('error', (err) => reject(clientGoneOr(err)));
@@ -113,6 +113,6 @@ export async function readMultipart(
 
 function clientGoneOr(err: unknown): unknown {
   return /Unexpected end of form|Malformed/i.test(String((err as Error)?.message))
-    ? new AppError('bad_request', 'invalid_multipart', 'The form body was cut short or is not valid multipart.')
+    ? new AppError('invalid_multipart', 'The form body was cut short or is not valid multipart.')
     : err;
 }

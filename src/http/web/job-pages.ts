@@ -78,7 +78,7 @@ export function jobPages(d: { jobs: Jobs; results: JobResults }): Router<AppStat
     const n = /^\d{1,4}$/.test(ctx.params.n) ? Number(ctx.params.n) : -1;
     // of() checked the job is the account's and its results have not expired
     const asset = (await d.results.of(job)).assets[n];
-    if (!asset) throw new AppError('not_found', 'asset_not_found', 'No such file.');
+    if (!asset) throw new AppError('asset_not_found');
     const read = (range?: { start: number; end: number }) => d.results.bytes(asset, range);
     const name = job.product === 'analyse' ? `${asset.category}.${asset.mimeType === 'image/png' ? 'png' : 'jpg'}` : (asset.outputName ?? asset.name);
     sendFile(ctx as Ctx, { size: asset.size, mimeType: asset.mimeType, name }, read);

@@ -17,7 +17,7 @@ function redacted(m: RegExpExecArray, w: Words): string {
 }
 
 // Each rule reads one sentence at the start of what is left (the runners' texts: domain/jobs.ts,
-// domain/runners/*, media/stego/*, media/convert/*; test/web-job-words.test.ts holds them to it).
+// products/<product>/runner.ts, media/stego/*, media/convert/*; test/web-job-words.test.ts holds them to it).
 const RULES: Rule[] = [
   [/^Queued\./, (_m, w) => w.t('jobMsg.queued')],
   [/^Queued again(?: after a restart|: the service restarted)\./, (_m, w) => w.t('jobMsg.requeued')],

@@ -67,8 +67,8 @@ ${buttons}</ul>
     const f = await readForm(ctx, (presented) => d.webSessions.csrfValid(ctx.state.web?.token, presented));
     const lang = f.lang?.[0];
     const back = f.back?.[0] ?? '/';
-    if (!isLang(lang)) throw new AppError('bad_request', 'invalid_language', `The language must be one of ${LANGS.join(', ')}.`);
-    if (!isSamePath(back)) throw new AppError('bad_request', 'invalid_back', 'back must be a path on this site, starting with one /.');
+    if (!isLang(lang)) throw new AppError('invalid_language', `The language must be one of ${LANGS.join(', ')}.`);
+    if (!isSamePath(back)) throw new AppError('invalid_back');
     const secure = ctx.state.origin.startsWith('https:') ? '; Secure' : '';
     ctx.append('Set-Cookie', `${LANG_COOKIE}=${lang}; Path=/; HttpOnly; SameSite=Strict${secure}`);
     ctx.state.lang = lang;

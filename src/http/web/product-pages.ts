@@ -4,7 +4,7 @@
 // was typed kept (files and passphrases aside), and nothing of the refused attempt is kept.
 import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode } from '../../domain/errors.ts';
 import type { Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
@@ -90,7 +90,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
       let fileField: string | undefined;
       let body: Record<string, unknown> | undefined;
       try {
-        if (account.verifiedAt === null) throw new AppError('unauthorized', 'account_not_verified', NOT_VERIFIED);
+        if (account.verifiedAt === null) throw new AppError('account_not_verified', NOT_VERIFIED);
         let job: JobRow | undefined;
         // the form is an upload and a job start at once: counted as both, as the API's would be
         const make = async () => {
@@ -103,7 +103,7 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
             { files: d.uploads.limits.sessionMaxFiles + 1, bodyMax: cap * (d.uploads.limits.sessionMaxFiles + 1) + 1024 * 1024 },
             async (field: string, name: string, bytes: AsyncIterable<Buffer>) => {
               const step = steps[field];
-              if (step === undefined) throw new AppError('invalid', 'unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
+              if (step === undefined) throw new AppError('unknown_field', `This form takes no file called ${field.slice(0, 40)}.`);
               try {
                 await d.directUploads.streamed(account, { uploadUid: session.id, step, name }, bytes, cap);
               } catch (err) {
@@ -124,8 +124,8 @@ export function productPages(d: ProductPageDeps): Router<AppState> {
         ctx.redirect(`/job/${job!.id}`);
       } catch (err) {
         const option = body && refusedField(bodies[product], body);
-        const notice = refusedNotice(ctx, err, (code) =>
-          code === 'no_files' ? Object.keys(FORMS[product].steps)[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
+        const notice = refusedNotice(ctx, err, (e) =>
+          hasCode(e, 'no_files') ? Object.keys(FORMS[product].steps)[0] : (fileField ?? (option && option !== 'upload_uid' ? controlOf(option) : undefined)),
         );
         // nothing of a refused attempt stays: its files are destroyed with its session
         if (sessionId) await deleteSession(d, account, sessionId).catch(() => undefined);

@@ -5,6 +5,7 @@ import type { Router } from '@koa/router';
 import { newRouter } from '../router.ts';
 import type { AccountRecovery } from '../../domain/account-recovery.ts';
 import type { Account } from '../../domain/ports.ts';
+import { hasCode } from '../../domain/errors.ts';
 import { PASSWORD_MIN } from '../../domain/passwords.ts';
 import type { SelfService } from '../../domain/self-service.ts';
 import type { WebSessions } from '../../domain/web-sessions.ts';
@@ -82,7 +83,7 @@ export function recoveryPages(d: RecoveryPageDeps): Router<AppState> {
       await d.recovery.requestSignInLink(one(f, 'email'), linksFor(ctx), visitor(ctx), words.lang);
       render(ctx, { title: words.t('mailSent.title') }, linkSentView({ email: one(f, 'email').trim(), words }));
     } catch (err) {
-      const notice = refusedNotice(ctx, err, (code) => (code === 'invalid_email' || code === 'missing_credentials' ? 'link-email' : undefined));
+      const notice = refusedNotice(ctx, err, (e) => (hasCode(e, 'invalid_email', 'missing_credentials') ? 'link-email' : undefined));
       render(ctx, { title: words.t('signIn.title'), notice }, signInView({ csrf: ctx.state.web!.csrf, email: one(f, 'email'), mail: d.recovery.open, words }), ctx.status);
     }
   });

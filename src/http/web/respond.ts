@@ -1,7 +1,7 @@
 // Answers of the web pages: whole HTML documents in the request's language, and errors as pages
 // with the status and the code the API would give, in the page's words for that code (or the
 // API's own message where the catalogue has none).
-import { AppError } from '../../domain/errors.ts';
+import { AppError, hasCode, type ErrorCode } from '../../domain/errors.ts';
 import { OTHER_WAYS_IN } from '../../domain/web-brakes.ts';
 import { hasMessage, type MessageKey, type Values } from '../../i18n/format.ts';
 import type { Logger } from '../../log.ts';
@@ -46,7 +46,7 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'wor
 }
 
 /** Errors that carry their limit in their details: said with it (bytes as a size in the page's digits). */
-const WITH_LIMIT: Record<string, { key: MessageKey; values: Record<string, { detail: string; bytes?: true }> }> = {
+const WITH_LIMIT: Partial<Record<ErrorCode, { key: MessageKey; values: Record<string, { detail: string; bytes?: true }> }>> = {
   file_too_large: { key: 'errorWith.file_too_large', values: { size: { detail: 'max_upload_bytes', bytes: true } } },
   secret_too_large: { key: 'errorWith.secret_too_large', values: { needed: { detail: 'needed_bytes', bytes: true }, capacity: { detail: 'capacity_bytes', bytes: true } } },
   rate_limited: { key: 'errorWith.rate_limited', values: { s: { detail: 'retry_after' } } },
@@ -56,13 +56,13 @@ const WITH_LIMIT: Record<string, { key: MessageKey; values: Record<string, { det
  * Codes whose catalogue words are a general stand-in for a precise API message (which option,
  * which field, why the password is weak): an English page shows the API's own, more precise words.
  */
-const GENERAL = new Set(['rate_limited', 'invalid_option', 'unknown_option', 'invalid_expiry', 'weak_password', 'unknown_field', 'field_too_long', 'too_many_files', 'body_too_large', 'already_verified', 'unsupported_media']);
+const GENERAL: ErrorCode[] = ['rate_limited', 'invalid_option', 'unknown_option', 'invalid_expiry', 'weak_password', 'unknown_field', 'field_too_long', 'too_many_files', 'body_too_large', 'already_verified', 'unsupported_media'];
 
 /** The page's words for an error: `error.<code>` with the error's details, else the API's English message. */
 export function errorText(w: Words, err: AppError): string {
-  if (w.lang === 'en' && GENERAL.has(err.code)) return err.message;
+  if (w.lang === 'en' && hasCode(err, ...GENERAL)) return err.message;
   // a braked address's password: the other ways in, which still work, are the point of the message
-  const limit = err.code === 'rate_limited' && err.message.includes(OTHER_WAYS_IN) ? { ...WITH_LIMIT.rate_limited, key: 'errorWith.rate_limited.otherWays' as const } : WITH_LIMIT[err.code];
+  const limit = hasCode(err, 'rate_limited') && err.message.includes(OTHER_WAYS_IN) ? { ...WITH_LIMIT.rate_limited!, key: 'errorWith.rate_limited.otherWays' as const } : WITH_LIMIT[err.code];
   if (limit) {
     const values = Object.entries(limit.values).map(([name, v]) => [name, err.details?.[v.detail], v.bytes] as const);
     if (values.every(([, v]) => typeof v === 'number')) return w.t(limit.key, Object.fromEntries(values.map(([name, v, bytes]) => [name, bytes ? humanBytes(v as number, w) : (v as number)])));
@@ -82,7 +82,7 @@ export function errorText(w: Words, err: AppError): string {
 export function refusedNotice(ctx: Ctx, err: unknown, fieldOf: FieldOf = fieldByCode): NonNullable<Chrome['notice']> {
   if (!(err instanceof AppError)) throw err;
   ctx.status = statusOf(ctx, err);
-  return { kind: 'error', message: errorText(wordsOf(ctx), err), code: err.code, field: fieldOf(err.code) };
+  return { kind: 'error', message: errorText(wordsOf(ctx), err), code: err.code, field: fieldOf(err) };
 }
 
 /** The status an error is answered with, and its Retry-After when it has one. */

@@ -9,7 +9,7 @@ import type { ConvertOptions } from '../../media/convert/options.ts';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, probesInMemory, sniff } from '../../media/probe.ts';
 import type { UploadRow, Scratch } from '../../domain/ports.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, errorCode } from '../../domain/errors.ts';
 import { engineFailure, type MediaEngine } from '../../domain/media-engine.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import { toMemory } from '../../domain/input-bytes.ts';
@@ -59,6 +59,6 @@ export async function refuseOverLimits(
   } catch (err) {
     const f = engineFailure(err);
     if (!f) throw err;
-    if (REFUSED.has(f.error)) throw new AppError('invalid', f.error, `File ${file.index + 1} (${deps.uploads.nameOf(input)}): ${f.message}`);
+    if (REFUSED.has(f.error)) throw new AppError(errorCode(f.error), `File ${file.index + 1} (${deps.uploads.nameOf(input)}): ${f.message}`);
   }
 }

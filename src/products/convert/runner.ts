@@ -43,7 +43,7 @@ export function convertRunner(deps: { uploads: Uploads; limits: MediaLimits; cpu
         const head = await readHead(deps.uploads, input);
         const kind = sniff(head.subarray(0, SNIFF_BYTES));
         if (kind && 'allowed' in kind && kind.allowed === false) {
-          throw new AppError('unsupported_media', 'unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
+          throw new AppError('unsupported_media', `File ${i + 1} (${deps.uploads.nameOf(input)}) is ${kind.known}, which cannot be converted. Images and videos only.`);
         }
         await refuseOverLimits(deps, { input, index: i, head }, options, ctx);
       }

@@ -1,6 +1,6 @@
 import type { Router } from '@koa/router';
 import type { ApiKeys } from '../../domain/api-keys.ts';
-import { AppError } from '../../domain/errors.ts';
+import { hasCode } from '../../domain/errors.ts';
 import type { JobStart, Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { Sessions } from '../../domain/sessions.ts';
@@ -44,7 +44,7 @@ export function stegoRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: JobRe
     try {
       found = await results.asset(ctx.state.account!, ctx.params.asset, 'hide');
     } catch (err) {
-      if (!(err instanceof AppError && err.code === 'asset_not_found')) throw err;
+      if (!hasCode(err, 'asset_not_found')) throw err;
       found = await results.asset(ctx.state.account!, ctx.params.asset, 'reveal');
     }
     const { asset, read } = found;

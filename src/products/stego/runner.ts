@@ -13,7 +13,7 @@ import { passphraseKeys } from '../../media/stego/keys.ts';
 import { IMAGE_DOMAIN } from '../../media/stego/pixels.ts';
 import { NOTHING_FOUND } from '../../media/stego/stream.ts';
 import type { UploadRow } from '../../domain/ports.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, errorCode } from '../../domain/errors.ts';
 import { engineFailure, jobFailure } from '../../domain/media-engine.ts';
 import { fromScratch, toScratch } from '../../domain/scratch-io.ts';
 import type { AdmitContext, JobContext, Runner, RunOutcome } from '../../domain/jobs.ts';
@@ -63,7 +63,7 @@ async function probeCover(deps: { uploads: Uploads; limits: MediaLimits }, row: 
       return await run();
     } catch (err) {
       const f = engineFailure(err);
-      if (f) throw new AppError(f.error === 'limit_exceeded' ? 'too_large' : 'unsupported_media', f.error, `The cover cannot be used: ${f.message}`);
+      if (f) throw new AppError(errorCode(f.error), `The cover cannot be used: ${f.message}`);
       throw err;
     }
   });
@@ -78,15 +78,15 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
     async admit({ password, output_format }, inputs, ctx) {
       const secrets = inputs.filter((u) => u.step === 1);
       const covers = inputs.filter((u) => u.step === 2);
-      if (!secrets.length) throw new AppError('invalid', 'no_secret', 'Upload at least one file to hide (step 1).');
-      if (covers.length !== 1) throw new AppError('invalid', 'no_cover', 'Upload exactly one cover image (step 2).');
+      if (!secrets.length) throw new AppError('no_secret');
+      if (covers.length !== 1) throw new AppError('no_cover');
       // capacity first, from the cover's header: a secret that cannot fit is refused now
       const cover = await probeCover(deps, covers[0], ctx);
       const video = cover.kind === 'video';
       const allowed: readonly string[] = video ? STEGO_VIDEO_FORMATS : STEGO_IMAGE_FORMATS;
       const format = output_format ?? (video ? 'mkv' : 'png');
       if (!allowed.includes(format)) {
-        throw new AppError('invalid', 'invalid_option', `output_format must be one of ${allowed.join(', ')} for ${video ? 'a video' : 'an image'} cover (the result is lossless).`);
+        throw new AppError('invalid_option', `output_format must be one of ${allowed.join(', ')} for ${video ? 'a video' : 'an image'} cover (the result is lossless).`);
       }
       const capacity = video
         ? cover.frames
@@ -98,13 +98,13 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       const maxReveal = deps.limits.maxRevealBytes ?? Number.MAX_SAFE_INTEGER;
       const bytes = secrets.reduce((n, u) => n + u.size, 0);
       if (bytes > maxReveal) {
-        throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it is ${bytes} bytes and a reveal gives back at most ${maxReveal} bytes (OBSCURA_MAX_REVEAL_BYTES).`, {
+        throw new AppError('secret_too_large', `The secret does not fit: it is ${bytes} bytes and a reveal gives back at most ${maxReveal} bytes (OBSCURA_MAX_REVEAL_BYTES).`, {
           capacity_bytes: Math.min(capacity, maxReveal),
           needed_bytes: bytes,
         });
       }
       if (needed > capacity) {
-        throw new AppError('invalid', 'secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
+        throw new AppError('secret_too_large', `The secret does not fit: it needs ${needed} bytes and this cover holds at most ${capacity} bytes. Use a larger cover or a smaller secret.`, {
           capacity_bytes: capacity,
           needed_bytes: needed,
         });
@@ -172,7 +172,7 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
     secretOptions: ['password'],
 
     async admit(options, inputs) {
-      if (inputs.length !== 1) throw new AppError('invalid', 'no_file', 'Upload the one file to reveal from (step 1).');
+      if (inputs.length !== 1) throw new AppError('no_file', 'Upload the one file to reveal from (step 1).');
       return options;
     },
 

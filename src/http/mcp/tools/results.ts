@@ -28,7 +28,7 @@ export function resultTools(server: McpServer, call: ToolCall): void {
       const type = (await sessions.get(account, upload_uid)).type;
       const answer = CARDS.find((c) => c.product === type)?.results;
       if (!answer) {
-        throw new AppError('invalid', 'analyse_session', 'An analysis answers one report per file: call get_analyse_result with this upload_uid.');
+        throw new AppError('analyse_session', 'An analysis answers one report per file: call get_analyse_result with this upload_uid.');
       }
       const job = await jobs.latest(account, upload_uid, type);
       return await answer(call.ctx, results, job);
@@ -47,7 +47,7 @@ export function resultTools(server: McpServer, call: ToolCall): void {
     },
     keyed(call, async ({ job_uid, upload_uid }: { job_uid?: string; upload_uid?: string }, account) => {
       if ((job_uid === undefined) === (upload_uid === undefined)) {
-        throw new AppError('invalid', 'invalid_input', 'Give either job_uid or upload_uid.');
+        throw new AppError('invalid_input', 'Give either job_uid or upload_uid.');
       }
       const job = job_uid !== undefined ? await jobs.byUid(account, job_uid, 'analyse') : await jobs.latest(account, upload_uid!, 'analyse');
       return await analyseResult(call.ctx, results, job);
