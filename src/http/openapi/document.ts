@@ -6,12 +6,12 @@ import type { Network } from '../../config.ts';
 import { ERRORS, type ErrorCode } from '../../domain/errors.ts';
 import { STATUS_OF } from '../middleware/errors.ts';
 import type { MountedRoute } from '../route-list.ts';
-import { startBodies } from '../../products/index.ts';
+import { productSchemas } from '../../products/operations.ts';
 import { v1StatusOf } from '../v1/errors.ts';
 import { JobStarted, JobView } from '../schemas/jobs.ts';
-import { AnalyseItem, AnalyseResult, ConvertResults, ResultFile, StegoResults } from '../schemas/results.ts';
+import { AnalyseItem, ResultFile } from '../schemas/results.ts';
 import { Account, ErrorBody, Maintenance, RateLimited, Status, Unauthorized } from '../schemas/service.ts';
-import { sessionBody, DirectUploadResult, HideRevealSessionBody, Session, SessionDeleted, SessionFiles, StoredFile } from '../schemas/sessions.ts';
+import { DirectUploadResult, Session, SessionDeleted, SessionFiles, StoredFile } from '../schemas/sessions.ts';
 import { AnalyseStarted, ChunkAccepted, FileMetadata, JobAnalyse, JobResult, JobStatus, MediaUrlCreated, ResumableChunk } from '../schemas/v1.ts';
 import { headerRef, headers, parameterRef, parameters, responseRef, responses, schemaRef, securitySchemes, type StandardResponse } from './components.ts';
 import { mcpOperations, McpMessage } from './operations-mcp.ts';
@@ -33,7 +33,7 @@ export interface DocumentOptions {
 type Json = Record<string, unknown>;
 
 export function openApiDocument(o: DocumentOptions): Json {
-  const starts = startBodies(o.expiryMaxMs);
+  const products = productSchemas(o.expiryMaxMs);
   const mounted = new Set(o.mounted.map((r) => `${r.method} ${r.path}`));
   const isMounted = (op: Operation) => mounted.has(`${op.method.toUpperCase()} ${op.path}`) || mounted.has(`* ${op.path}`);
   const operations = [...newerOperations(o.expiryMaxMs), ...v1Operations(), ...mcpOperations().filter(isMounted)];
@@ -41,13 +41,7 @@ export function openApiDocument(o: DocumentOptions): Json {
   // Request bodies are written as what they accept, answers as what they hold.
   const { schemas, names } = schemaComponents(
     {
-      HideRevealSessionBody,
-      AnalyseSessionBody: sessionBody(['analyse']),
-      ConvertSessionBody: sessionBody(['convert']),
-      HideJobBody: starts.hide,
-      RevealJobBody: starts.reveal,
-      AnalyseJobBody: starts.analyse,
-      ConvertJobBody: starts.convert,
+      ...products.requests,
       FileMetadata,
       JobAnalyse,
       ResumableChunk,
@@ -68,10 +62,8 @@ export function openApiDocument(o: DocumentOptions): Json {
       JobStarted,
       JobView,
       ResultFile,
-      StegoResults,
-      ConvertResults,
+      ...products.answers,
       AnalyseItem,
-      AnalyseResult,
       AnalyseStarted,
       JobStatus,
       JobResult,
@@ -104,9 +96,7 @@ export function openApiDocument(o: DocumentOptions): Json {
     },
     tags: [
       { name: 'service', description: 'Health, this document, the key check.' },
-      { name: 'hide-reveal', description: 'Hide files in a cover; reveal them with the passphrase.' },
-      { name: 'analyse', description: 'Manipulation, hidden content, privacy and provenance, graded A to F.' },
-      { name: 'convert', description: 'Images and videos to other formats.' },
+      ...products.tags,
       { name: 'uploads', description: 'A whole file in one request.' },
       { name: 'tus', description: 'Resumable uploads, TUS 1.0.0.' },
       { name: 'v1', description: 'The v1 interface, as its specification gives it.' },
