@@ -3,32 +3,15 @@ import { newRouter } from '../router.ts';
 import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import { deleteSession } from '../../domain/session-deletion.ts';
-import type { SessionLimits, Sessions } from '../../domain/sessions.ts';
-import type { SessionRow, SessionType } from '../../domain/ports.ts';
-import type { StoredFile, Uploads } from '../../domain/uploads.ts';
+import type { Sessions } from '../../domain/sessions.ts';
+import type { SessionType } from '../../domain/ports.ts';
+import type { Uploads } from '../../domain/uploads.ts';
 import { readObject } from '../body.ts';
 import type { AppState, RouteCtx } from '../context.ts';
 import { requireKey } from '../middleware/auth.ts';
 import { sessionBody } from '../schemas/sessions.ts';
 import { validate } from '../schemas/validate.ts';
-
-/** A session as clients read it: its id is the wire's upload_uid, with the limits of its files (REST and MCP). */
-export function sessionView(row: SessionRow, limits: SessionLimits): Record<string, unknown> {
-  return {
-    upload_uid: row.id,
-    type: row.type,
-    max_upload_bytes: limits.directUploadMax,
-    max_file_bytes: limits.fileMax,
-    max_files: limits.sessionMaxFiles,
-    created_at: new Date(row.createdAt).toISOString(),
-    expires_at: new Date(row.expiresAt).toISOString(),
-  };
-}
-
-/** A stored file as clients read it (REST and MCP). */
-export function fileView(f: StoredFile): Record<string, unknown> {
-  return { storage_uid: f.id, name: f.name, step: f.step, size: f.size, status: f.complete ? 'completed' : 'uploading' };
-}
+import { fileView, sessionView } from './session-views.ts';
 
 /** Where each product's sessions live: products that share a path (hide and reveal) share its routes. */
 export interface SessionPath {

@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Uploads } from '../../domain/uploads.ts';
 import type { DirectUploads } from '../../domain/uploads-direct.ts';
 import type { AppState } from '../context.ts';
-import { fileView } from './sessions.ts';
+import { fileView } from './session-views.ts';
 import { requireKey } from '../middleware/auth.ts';
 import { headerFileName } from '../header-name.ts';
 

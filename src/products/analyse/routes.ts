@@ -4,13 +4,11 @@ import type { ApiKeys } from '../../domain/api-keys.ts';
 import type { JobStart, Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { Sessions } from '../../domain/sessions.ts';
-import { readObject } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
-import { answerPoll, answerStart } from '../../http/api/results.ts';
 import { sendFile } from '../../http/download.ts';
 import { requireKey } from '../../http/middleware/auth.ts';
 import { newRouter } from '../../http/router.ts';
-import { startJob } from '../start.ts';
+import { startAndPoll } from '../routes.ts';
 import { ANALYSE_ASSET, analyseResult } from './results.ts';
 import { analyseStart, type AnalyseJobOptions } from './start.ts';
 
@@ -18,15 +16,7 @@ export function analyseRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: Job
   const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs, results } = deps;
-  const on = { sessions: deps.sessions, expiryMaxMs: jobs.limits.expiryMaxMs };
-
-  router.post('/api/analyse/job', requireKey(deps.apiKeys, 'x-api-key', 'job'), async (ctx) => {
-    answerStart(ctx, await startJob(on, ctx.state.account!, analyseStart, deps.starts.analyse, await readObject(ctx)));
-  });
-
-  router.get('/api/analyse/job/:uid', auth, async (ctx) => {
-    await answerPoll(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, 'analyse'));
-  });
+  startAndPoll(router, deps, { path: '/api/analyse/job', product: 'analyse', start: analyseStart, begin: deps.starts.analyse });
 
   router.get('/api/analyse/result/:job', auth, async (ctx) => {
     ctx.body = await analyseResult(ctx, results, await jobs.byUid(ctx.state.account!, ctx.params.job, 'analyse'));

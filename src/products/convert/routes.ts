@@ -5,13 +5,11 @@ import type { JobStart, Jobs } from '../../domain/jobs.ts';
 import type { JobResults } from '../../domain/job-results.ts';
 import type { Sessions } from '../../domain/sessions.ts';
 import type { ConvertOptions } from '../../media/convert/options.ts';
-import { readObject } from '../../http/body.ts';
 import type { AppState } from '../../http/context.ts';
-import { answerPoll, answerStart } from '../../http/api/results.ts';
 import { sendFile } from '../../http/download.ts';
 import { requireKey } from '../../http/middleware/auth.ts';
 import { newRouter } from '../../http/router.ts';
-import { startJob } from '../start.ts';
+import { startAndPoll } from '../routes.ts';
 import { CONVERT_DOWNLOAD, convertResults } from './results.ts';
 import { convertStart } from './start.ts';
 
@@ -19,15 +17,7 @@ export function convertRoutes(deps: { apiKeys: ApiKeys; jobs: Jobs; results: Job
   const router = newRouter();
   const auth = requireKey(deps.apiKeys, 'x-api-key');
   const { jobs, results } = deps;
-  const on = { sessions: deps.sessions, expiryMaxMs: jobs.limits.expiryMaxMs };
-
-  router.post('/api/convert/job', requireKey(deps.apiKeys, 'x-api-key', 'job'), async (ctx) => {
-    answerStart(ctx, await startJob(on, ctx.state.account!, convertStart, deps.starts.convert, await readObject(ctx)));
-  });
-
-  router.get('/api/convert/job/:uid', auth, async (ctx) => {
-    await answerPoll(ctx, jobs, await jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));
-  });
+  startAndPoll(router, deps, { path: '/api/convert/job', product: 'convert', start: convertStart, begin: deps.starts.convert });
 
   router.get('/api/convert/job/:uid/results', auth, async (ctx) => {
     ctx.body = await convertResults(ctx, results, await jobs.latest(ctx.state.account!, ctx.params.uid, 'convert'));

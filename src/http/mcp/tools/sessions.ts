@@ -9,7 +9,7 @@ import { output } from '../output.ts';
 import { keyed } from '../result.ts';
 import { deletedShape, filesShape, sessionShape } from '../shapes.ts';
 import { uploadUid } from './inputs.ts';
-import { fileView, sessionView } from '../../api/sessions.ts';
+import { fileView, sessionView } from '../../api/session-views.ts';
 
 export function sessionTools(server: McpServer, call: ToolCall): void {
   const { sessions, uploads, results } = call.deps;
