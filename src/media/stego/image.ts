@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { decodePixels, decodeTopRows } from '../decode.ts';
 import { plainPng } from '../png-rows.ts';
 import { MediaError } from '../errors.ts';
+import { article, formatName } from '../format-names.ts';
 import type { MediaLimits } from '../limits.ts';
 import { probe, type Probe } from '../probe.ts';
 import { admitStego } from './admission.ts';
@@ -62,7 +63,8 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   await admitStego('hide', p, ctx);
   const notes: string[] = [];
   if (!['png', 'webp', 'avif'].includes(p.format) || p.animated) {
-    notes.push(`The cover was ${p.animated ? 'animated' : `a ${p.format.toUpperCase()}`}; the result is a lossless ${format.toUpperCase()} of its${p.animated ? ' first' : ''} picture.`);
+    const from = formatName(p.format);
+    notes.push(`The cover was ${p.animated ? 'animated' : `${article(from)} ${from}`}; the result is a lossless ${formatName(format)} of its${p.animated ? ' first' : ''} picture.`);
   }
   // nothing the reveal would refuse (reveal-files.ts)
   checkRevealable(secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, imageCapacity(p)));
@@ -140,7 +142,7 @@ async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, ke
     // these encoders must decode to exactly the embedded pixels, or the secret would be lost
     const back = await sharp(out).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
     if (back.info.channels !== info.channels || !back.data.equals(data)) {
-      throw new MediaError('engine_failed', `The ${format.toUpperCase()} encoder did not keep the pixels exactly; try PNG.`);
+      throw new MediaError('engine_failed', `The ${formatName(format)} encoder did not keep the pixels exactly; try PNG.`);
     }
   }
   return { width: info.width, height: info.height, changed, capacity: capacityBytes(space.samples.length), decoder: decoding ? 'rows' : 'sharp' };

@@ -2,6 +2,7 @@
 // "no answer", in its own style, everywhere, except a field of an answered check that is null
 // because the file does not carry it (no GPS position, no signer): that reads "not present".
 import { nullMeaning, type NullMeaning } from '../../../media/analyse/null-fields.ts';
+import { formatName } from '../../../media/format-names.ts';
 import { html, type Html } from '../html.ts';
 import { inFormWords } from './form-words.ts';
 import { jobSummary, type JobInfo } from './job.ts';
@@ -255,7 +256,7 @@ const MEDIA_WORDS: Record<string, MessageKey> = { image: 'report.media.image', v
 
 function mediaLine(m: AnalyseItem['media'], w: Words): Html | null {
   if (!m) return null;
-  const parts = [m.kind ? wordsOr(w, MEDIA_WORDS, m.kind) : null, m.format?.toUpperCase(), m.width && m.height ? `${m.width}×${m.height}` : null].filter(Boolean);
+  const parts = [m.kind ? wordsOr(w, MEDIA_WORDS, m.kind) : null, m.format ? formatName(m.format) : null, m.width && m.height ? `${m.width}×${m.height}` : null].filter(Boolean);
   return html`<p class="meta">${parts.join(', ')}</p>`;
 }
 

@@ -2,6 +2,7 @@
 // AVIF. It writes no metadata unless asked (we never ask), and converts to sRGB on the way.
 import type { Sharp } from 'sharp';
 import { MediaError } from '../../errors.ts';
+import { formatName } from '../../format-names.ts';
 import type { ImageDetail } from '../../probe.ts';
 import { SNIFF_BYTES, isRefused, sniff } from '../../sniff.ts';
 import type { Conversion, Decoded, EncodeSettings, ImageBackend } from '../backend.ts';
@@ -66,7 +67,7 @@ export function sharpError(e: unknown, target?: string, inputLabel = 'image'): M
   if (tooLarge) {
     return new MediaError(
       'invalid_option',
-      `The result would be larger than ${target ? target.toUpperCase() : tooLarge[1]} allows; ask for a smaller width or height.`,
+      `The result would be larger than ${target ? formatName(target) : tooLarge[1]} allows; ask for a smaller width or height.`,
       { cause: e },
     );
   }
