@@ -21,10 +21,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 NODE_VERSION="24.21.0"
 NPM_VERSION="11.19.1"
 TOOLS="$ROOT/.tools"
-DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide time util-linux)  # util-linux: prlimit, the media tools' memory limit
+DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide outguess stegosuite time util-linux)  # util-linux: prlimit, the media tools' memory limit; steghide, outguess and stegosuite (Java): a reveal reads what they hid
 TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl jq
   podman runc catatonit golang-github-containernetworking-plugin-dnsname mmdebstrap)  # the last five: test/containers.test.ts builds and runs the images (dnsname: containers find each other by service name)
-BENCH_PACKAGES=(stegosuite outguess)  # bench/accuracy/stego-makers.ts (steghide is above: the hide bench and the makers)
+BENCH_PACKAGES=()  # bench/accuracy/stego-makers.ts uses steghide, stegosuite and outguess, which the service has above
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
 [[ "${1:-}" == "--bench" ]] && DEBIAN_PACKAGES+=("${BENCH_PACKAGES[@]}")
 [[ "${1:-}" == "--companion" || "${1:-}" == "--node" ]] && DEBIAN_PACKAGES=()

@@ -21,6 +21,7 @@ const RUNNERS: string[] = [
   'Preparing the cover and the files to hide.',
   'Hiding.',
   'Looking for hidden content.',
+  'Looking for content hidden by other tools.',
   'Converting file 2 of 3.',
   'Analysing file 1 of 1.',
   ['Hid 1 file in the cover; the result is lossless.', 'The cover was a JPEG; the result is a lossless PNG of its picture.', weakness('abc')!].join(' '),
@@ -30,6 +31,8 @@ const RUNNERS: string[] = [
   `Hid 1 file in the cover; the result is lossless. The video is written losslessly as FFV1 in MKV; it is much larger than the cover. ${weakness('horsebattery')!}`,
   'Recovered 1 hidden file.',
   'Recovered 3 hidden files.',
+  'Recovered 1 hidden file, hidden with steghide.',
+  'Recovered 2 hidden files, hidden with stegosuite.',
   `Converted 1 file. ${describeRedaction(2, 1, ['faces', 'text'])}`,
   `Converted 2 files. ${describeRedaction(1, 0, ['faces'])}`,
   'Converted 1 of 2 files; 1 failed.',
@@ -52,7 +55,7 @@ const RUNNERS: string[] = [
 const REWORDED = ['Queued again: the service restarted.', 'Queued again after a restart.', 'The image was not enlarged (it is 64×48); set upscale to true to enlarge it.', 'The video was not enlarged (it is 64×48); set upscale to true to enlarge it.'];
 
 // names of formats and codecs stay as they are in every language
-const NAMES = /\b(JPEG XL|JPEG|PNG|TIFF|FFV1|MKV|WebM|WebP|Opus|FLAC|webp|mkv)\b/g;
+const NAMES = /\b(steghide|outguess|stegosuite|JPEG XL|JPEG|PNG|TIFF|FFV1|MKV|WebM|WebP|Opus|FLAC|webp|mkv)\b/g;
 
 test('the English page says the runners’ sentences as they wrote them, from the catalogue', (t) => {
   const en = wordsFor('en');

@@ -194,6 +194,10 @@ export const SETTINGS = {
     parse: bytes.refine((n) => n >= 1, 'must be at least 1 byte'), default: '512MiB', at: 'media.maxRevealBytes',
     doc: "bytes one reveal may give back, every hidden file together (at least 1 byte); a reveal also gives back no more than the file's capacity, which is all a hide could have put in it, and no more files than `OBSCURA_SESSION_MAX_FILES`. Checked from the sizes the sealed container declares, before anything is inflated; over it the job fails with `reveal_too_large`. A hide of more is refused at start (422 `secret_too_large`). The files are inflated into scratch (memory) before they are stored",
   }),
+  OBSCURA_REVEAL_TOOL_TIMEOUT: setting({
+    parse: timer.refine((ms) => ms >= 1000, 'must be at least 1s'), default: '2m', at: 'media.revealToolTimeoutMs',
+    doc: "time each of steghide, outguess and stegosuite may take when a reveal asks them for a file another tool hid (at least `1s`); one over it is stopped and the reveal goes on to the next, or answers `nothing_found`",
+  }),
   OBSCURA_CONVERT_CPU_BUDGET: setting({
     parse: timer.refine((ms) => ms >= 1000, 'must be at least 1s'), default: '10m', at: 'convert.cpuBudgetMs',
     doc: "CPU time one file's conversion may use (at least `1s`); a file over it fails with `cpu_budget_exceeded`. 1080p costs about 1 CPU-second per second of video in H.264 and 1.5 in H.265 here",

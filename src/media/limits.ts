@@ -14,6 +14,8 @@ export interface MediaLimits {
   maxRevealBytes?: number;
   /** Files a reveal may give back: no hide takes more secrets (OBSCURA_SESSION_MAX_FILES). */
   maxRevealFiles?: number;
+  /** Time each of steghide, outguess and stegosuite may take in a reveal (OBSCURA_REVEAL_TOOL_TIMEOUT). */
+  revealToolTimeoutMs?: number;
   /** Memory one job may reserve (media/memory.ts): the smaller of OBSCURA_MEDIA_MEMORY_PER_JOB and OBSCURA_MEDIA_MEMORY_BUDGET. Absent: no cap. */
   memoryPerJob?: { bytes: number; setting: string };
 }
@@ -26,4 +28,5 @@ export const DEFAULT_LIMITS: MediaLimits = Object.freeze({
   maxVideoHeight: 4320,
   maxRevealBytes: 512 * 1024 * 1024,
   maxRevealFiles: 20,
+  revealToolTimeoutMs: 120_000,
 });

@@ -23,5 +23,5 @@ export async function revealFile(svc: RunningService, key: string, name: string,
   for (const f of results.body.result_files ?? []) {
     files.push({ name: f.name, bytes: Buffer.from(await (await fetch(f.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()) });
   }
-  return { done, files };
+  return { done, files, results: results.body };
 }

@@ -66,6 +66,7 @@ export const resultsShape = {
   status: z.enum(JOB_STATES),
   message: z.string().optional(),
   expires_at: isoOrNull,
+  hidden_with: z.enum(['obscura', 'steghide', 'outguess', 'stegosuite']).optional().describe('a reveal that found something: whose format it was'),
   result_files: z.array(resultFile),
   failed_files: z.array(z.object({ name: z.string(), error: z.string(), message: z.string() })).optional(),
 };

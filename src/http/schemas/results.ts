@@ -35,6 +35,7 @@ export const StegoResults = z.object({
   status: state,
   message: z.string(),
   expires_at: iso.nullable(),
+  hidden_with: z.enum(['obscura', 'steghide', 'outguess', 'stegosuite']).optional().describe("A reveal that found something: the program whose format it was (this service's, or steghide's, outguess's or stegosuite's)."),
   result_files: z.array(ResultFile),
 });
 

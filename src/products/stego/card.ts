@@ -1,5 +1,6 @@
 import { STEGO_IMAGE_FORMATS } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS } from '../../media/stego/video.ts';
+import { FOREIGN_TOOLS } from '../../media/stego/foreign.ts';
 import type { ProductCard } from '../card.ts';
 import { STEGO_DOWNLOAD, stegoResults } from './results.ts';
 
@@ -33,9 +34,14 @@ export const revealCard: ProductCard = {
   tool: {
     name: 'start_reveal_job',
     title: 'Start revealing files',
-    description: 'Recovers the files hidden in the step-1 file of a reveal session with the passphrase. Then poll get_job_status.',
+    description:
+      'Recovers the files hidden in the step-1 file of a reveal session with the passphrase: files hidden here, and files hidden by steghide (JPEG, BMP), outguess (JPEG) or stegosuite (PNG, BMP). Then poll get_job_status; the results say which tool hid them (hidden_with).',
   },
   sessionPath: '/api/session',
   rest: rest('reveal'),
   results: stegoResults,
+  // what other tools hid is read too, by their own programs (media/stego/foreign.ts)
+  capabilities: () => ({ also_reads: Object.fromEntries(TOOLS.map((t) => [t, Object.entries(FOREIGN_TOOLS).flatMap(([f, by]) => (by.includes(t) ? [f] : []))])) }),
 };
+
+const TOOLS = ['steghide', 'outguess', 'stegosuite'] as const;

@@ -19,6 +19,9 @@ import { fromScratch, toScratch } from '../../domain/scratch-io.ts';
 import type { AdmitContext, JobContext, Runner, RunOutcome } from '../../domain/jobs.ts';
 import { outputName } from '../../domain/output-name.ts';
 import { safeName, type Uploads } from '../../domain/uploads.ts';
+import { FOREIGN_TOOLS, readsAsAFile, revealForeign, type ForeignTool } from '../../media/stego/foreign.ts';
+import { DEFAULT_LIMITS } from '../../media/limits.ts';
+import type { ImageFormat } from '../../media/sniff.ts';
 import type { HideStart, RevealOptions } from './start.ts';
 
 /** A hide as it runs: the output format is settled once the cover is known. */
@@ -181,14 +184,26 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
       const file = ctx.inputs[0];
       ctx.progress(0.1, 'Looking for hidden content.');
       try {
-        const count = await ctx.scratch.with(async (dir) => {
+        const { count, hiddenWith } = await ctx.scratch.with(async (dir) => {
           const outDir = path.join(dir, 'out');
           await mkdir(outDir, { mode: 0o700 });
           const input = path.join(dir, 'input');
           await toScratch(ctx.uploads, file, input);
-          const found = await handOverKeys(passphraseKeys(password), (port) =>
-            ctx.engine.run({ engine: 'reveal', args: { file: input, keys: port, outDir, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
-          );
+          let found: { path: string; name: string }[];
+          let hiddenWith: HiddenWith = 'obscura';
+          try {
+            found = await handOverKeys(passphraseKeys(password), (port) =>
+              ctx.engine.run({ engine: 'reveal', args: { file: input, keys: port, outDir, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
+            );
+          } catch (err) {
+            if (ctx.signal.aborted || REVEAL_SAYS.has(engineFailure(err)?.error ?? '')) throw err;
+            // not hidden here: perhaps by steghide, outguess or stegosuite
+            ctx.progress(0.5, 'Looking for content hidden by other tools.');
+            const other = await otherTools(ctx, deps.limits, input, password, dir);
+            if (!other) throw err;
+            found = [other];
+            hiddenWith = other.tool;
+          }
           for (const f of found) {
             const head = await firstBytes(f.path);
             const kind = sniff(head);
@@ -201,9 +216,11 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
               source: fromScratch(f.path),
             });
           }
-          return found.length;
+          return { count: found.length, hiddenWith };
         });
-        return { state: 'completed', message: `Recovered ${count} hidden file${count === 1 ? '' : 's'}.`, report: {} };
+        const files = `${count} hidden file${count === 1 ? '' : 's'}`;
+        const report: RevealReport = { hidden_with: hiddenWith };
+        return { state: 'completed', message: hiddenWith === 'obscura' ? `Recovered ${files}.` : `Recovered ${files}, hidden with ${hiddenWith}.`, report };
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         // Hidden files over the bound come from a container that opened with this passphrase:
@@ -216,6 +233,53 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
       }
     },
   };
+}
+
+/** Which program hid what a reveal found: this service, or one of the three it also reads. */
+export type HiddenWith = 'obscura' | ForeignTool;
+
+/** What a reveal keeps for its results. */
+export interface RevealReport {
+  hidden_with: HiddenWith;
+}
+
+/**
+ * Another tool's hidden file in `input`, by Debian's program for it (media/stego/foreign.ts),
+ * once the picture is within the limits (probed on the engine, as every file is): a format
+ * none of them writes, or nothing under this passphrase, is undefined.
+ */
+async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, input: string, passphrase: string, dir: string): Promise<{ path: string; name: string; tool: ForeignTool } | undefined> {
+  const kind = sniff(await firstBytes(input));
+  const format = kind && 'format' in kind && kind.kind === 'image' ? (kind.format as ImageFormat) : undefined;
+  if (!format || !FOREIGN_TOOLS[format]) return undefined;
+  try {
+    await ctx.engine.run({ engine: 'probe', args: { input, limits } }, { signal: ctx.signal });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return undefined; // over a limit, or not a picture that can be read: nothing is asked of the tools
+  }
+  const work = path.join(dir, 'others');
+  await mkdir(work, { mode: 0o700 });
+  const found = await revealForeign(input, format, passphrase, work, {
+    signal: ctx.signal,
+    timeoutMs: limits.revealToolTimeoutMs ?? DEFAULT_LIMITS.revealToolTimeoutMs!,
+    // the JVM maps about 1 GiB before its first byte of heap: less than that, stegosuite cannot start
+    memoryLimit: Math.max(limits.memoryPerJob?.bytes ?? FOREIGN_MEMORY, FOREIGN_MEMORY),
+    maxBytes: limits.maxRevealBytes ?? DEFAULT_LIMITS.maxRevealBytes!,
+  });
+  if (!found) return undefined;
+  const name = found.name ?? `revealed.${extensionOf(await firstBytes(found.path))}`;
+  return { path: found.path, name, tool: found.tool };
+}
+
+/** Address space each of the other tools may map. */
+const FOREIGN_MEMORY = 1536 * 1024 * 1024;
+
+/** A file's extension from its first bytes, for a find its tool kept no name for. */
+function extensionOf(head: Buffer): string {
+  const kind = sniff(head);
+  if (kind && 'format' in kind) return kind.format === 'jpeg' ? 'jpg' : String(kind.format);
+  return readsAsAFile(head) ? 'txt' : 'bin';
 }
 
 async function firstBytes(file: string): Promise<Buffer> {
