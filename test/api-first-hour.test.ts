@@ -124,7 +124,7 @@ test('X-Upload-Step and TUS step: absent, they are 1 on a convert, analyse or re
   const hide = (await svc.api('POST', '/api/session', key, { type: 'hide' })).body.upload_uid as string;
   const r = await direct(hide);
   t.is(r.status, 422);
-  t.like(await r.json(), { error: 'invalid_step', message: 'A hide session takes step 1 or 2; got null.' });
+  t.like(await r.json(), { error: 'invalid_step', message: 'A hide session takes step 1, 2 or 3; got null.' });
   const c = await tusCreate(hide);
   t.is(c.status, 422);
   t.like(await c.json(), { error: 'invalid_step' });

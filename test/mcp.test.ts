@@ -83,7 +83,8 @@ test('initialize answers revision 2025-03-26; tools/list has every tool with its
   t.false(caps.convert.lossless_formats.includes('jpeg'), 'probed through the API parser: JPEG has no lossless mode');
   t.deepEqual(caps.products.map((p: any) => p.product).sort(), ['analyse', 'convert', 'hide', 'reveal']);
   const hide = caps.products.find((p: any) => p.product === 'hide');
-  t.deepEqual(hide.steps.map((s: any) => [s.step, s.what, s.max_files]), [[1, 'secret', 20], [2, 'cover', 1]]);
+  t.deepEqual(hide.steps.map((s: any) => [s.step, s.what, s.max_files]), [[1, 'secret', 20], [2, 'cover', 1], [3, 'decoy', 20]]);
+  t.truthy(hide.options.decoy_password, 'the decoy is offered to agents too');
   t.truthy(hide.options.password);
   t.is(caps.limits.file_max_bytes, svc.services.config.limits.fileMax);
   t.is(caps.limits.per_account.job_starts_per_hour, svc.services.config.abuse.jobsPerHour);

@@ -1,7 +1,8 @@
-// What a hide writes is what every reveal reads, whatever the release: the code of an earlier
-// commit (main when issue 26's work on the hide path began) reveals what today's service hides,
-// and today's service reveals what that code hid. A change to the walk, the keys or the stream
-// that moved a single bit fails here. The earlier code runs from git history (old-release.ts).
+// What a hide wrote is what every later reveal reads: today's service reveals what the code of an
+// earlier commit (main when issue 26's work on the hide path began) hid, bit for bit. Since the
+// decoy (issue 29) a hide writes two lanes, which that code cannot read: the second test holds
+// today's hides to today's reveal, and the earlier code to finding nothing in them (a downgrade
+// past issue 29 loses what was hidden after it). The earlier code runs from git history.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -59,7 +60,8 @@ test("today's service reveals what the earlier code hid, bit for bit", async (t)
   }
 });
 
-test("the earlier code reveals what today's service hides, bit for bit", async (t) => {
+test("hides are written in two lanes since the decoy (issue 29): today's service reveals its own, bit for bit, and the earlier code, which reads one stream over the whole picture, finds nothing", async (t) => {
+  // a downgrade past issue 29 cannot reveal what was hidden after it: said in docs/operators.md
   const old = await before();
   const dir = tempDir();
   const cover = await coverPng();
@@ -75,13 +77,13 @@ test("the earlier code reveals what today's service hides, bit for bit", async (
     const done = await finishJob(svc, key, uid);
     t.is(done.status, 'completed', done.progress_message);
     const file = (await svc.api('GET', `/api/job/${uid}/results`, key)).body.result_files[0];
+    const bytes = Buffer.from(await (await fetch(file.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer());
     const hidden = path.join(dir, `hidden-${size}.png`);
-    writeFileSync(hidden, Buffer.from(await (await fetch(file.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer()));
+    writeFileSync(hidden, bytes);
+    const r = await revealFile(svc, key, 'hidden.png', bytes, PASS);
+    t.is(sha256(r.files[0].bytes), sha256(secret), `${size} B, today`);
     const out = path.join(dir, `revealed-${size}`);
     mkdirSync(out);
-    const files = await old.reveal(hidden, out);
-    t.is(files.length, 1);
-    t.is(files[0].name, 'secret.bin');
-    t.is(sha256(readFileSync(files[0].path)), sha256(secret), `${size} B`);
+    await t.throwsAsync(old.reveal(hidden, out), { message: /No hidden content/ }, `${size} B, the earlier code`);
   }
 });

@@ -12,6 +12,7 @@ import { containerOf, deflatedZeros, stegoPng } from './helpers/reveal-container
 import { uploadFile } from './helpers/upload-files.ts';
 import { finishJob, revealFile } from './helpers/stego-jobs.ts';
 import { imageCapacity } from '../src/media/stego/image.ts';
+import { capacityBytes } from '../src/media/stego/stream.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
 const PASS = 'correct horse battery staple';
@@ -57,8 +58,9 @@ test('the default bound refuses a secret declaring 1 GiB before inflating it: re
   const { svc, left } = await serviceWithScratch();
   t.teardown(() => svc.close());
   const { key } = await svc.account();
-  const c = await cover(640, 480);
-  const capacity = imageCapacity({ width: 640, height: 480 } as never);
+  const c = await cover(800, 600);
+  // a reveal is bound by the whole picture's capacity (what a hide before the two lanes could hold)
+  const capacity = capacityBytes(800 * 600 * 3);
   // 1 GiB declared, 64 MiB of zeros really in it (about 64 KB deflated): had it been inflated
   // first, its size would not match, and that is "nothing found"; the bound answers first
   const bomb = containerOf([
@@ -81,8 +83,8 @@ test('a real bomb, 256 MiB of zeros deflated to 255 KB and declared honestly, st
   const { key } = await svc.account();
   const zeros = await deflatedZeros(256 * MiB);
   // a cover that holds the deflated bomb: its capacity is over the setting, so the setting binds
-  const c = await cover(1200, 900);
-  t.true(imageCapacity({ width: 1200, height: 900 } as never) > 256 * 1024);
+  const c = await cover(1600, 1200);
+  t.true(imageCapacity({ width: 1600, height: 1200 } as never) > 256 * 1024);
   const r = await reveal(svc, key, await stegoPng(c, containerOf([{ name: 'zeros.bin', size: 256 * MiB, body: zeros, deflated: true }]), PASS));
   t.is(r.done.status, 'failed');
   t.is(r.done.error, 'reveal_too_large', r.done.progress_message);

@@ -94,7 +94,9 @@ test('steps are checked against the session type', async (t) => {
   const cover2 = await up(hide, '2');
   t.is(cover2.status, 422);
   t.regex(((await cover2.json()) as any).message, /at most 1 cover/);
-  t.is((await up(hide, '3')).status, 422);
+  // step 3: a decoy's files, as many as secrets (the start checks that a decoy_password comes with them)
+  t.is((await up(hide, '3')).status, 201);
+  t.is((await up(hide, '4')).status, 422);
   t.is((await up(hide, 'one')).status, 422);
 
   const reveal = (await svc.api('POST', '/api/session', key, { type: 'reveal' })).body.upload_uid;
@@ -105,7 +107,7 @@ test('steps are checked against the session type', async (t) => {
   const analyse = (await svc.api('POST', '/api/analyse/session', key, {})).body.upload_uid;
   t.is((await up(analyse, '2')).status, 422);
   const files = await svc.api('GET', `/api/session/${hide}/files`, key);
-  t.deepEqual(files.body.files.map((f: any) => f.step), [1, 1, 2]);
+  t.deepEqual(files.body.files.map((f: any) => f.step), [1, 1, 2, 3]);
 });
 
 test('direct upload stores the file whole and answers its description', async (t) => {

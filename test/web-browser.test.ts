@@ -2,8 +2,10 @@
 // JavaScript off), over the onion listener, from sign-up to every product. The onion name is
 // mapped to the listener by the browser's resolver; the service hands out URLs on that name.
 import test, { type ExecutionContext } from 'ava';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { startBrowser, PHONE_VIEWPORT } from './helpers/browser.ts';
 import { freePort } from './helpers/child.ts';
 import { startMailCatcher } from './helpers/mail-catcher.ts';
@@ -85,12 +87,17 @@ test.serial('a person signs up, verifies, makes a key and uses every product thr
   t.is(webp.subarray(0, 4).toString(), 'RIFF');
   t.is(webp.subarray(8, 12).toString(), 'WEBP');
 
-  // hide a secret in the photo
+  // hide a secret in the photo, with a decoy beside it for a border crossing
   const secret = path.join(FIXTURES, 'secret-small.png');
+  // a photo: a decoy must be at least as large as the secret once compressed, which text is not
+  const decoy = path.join(work, 'holiday.jpg');
+  await sharp(path.join(FIXTURES, 'photo-mountain.jpg')).resize(320, 240).jpeg({ quality: 85 }).toFile(decoy);
   await page.goto(`${origin}/hide`);
   await page.setInputFiles('input[name=secret]', secret);
   await page.setInputFiles('input[name=cover]', path.join(FIXTURES, 'photo-mountain.jpg'));
   await page.fill('input[name=password]', 'four random words here');
+  await page.setInputFiles('input[name=decoy]', decoy);
+  await page.fill('input[name=decoy_password]', 'the one I would hand over');
   await b.shot('hide-form');
   await page.click('button:has-text("Hide")');
   const hideJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
@@ -109,6 +116,17 @@ test.serial('a person signs up, verifies, makes a key and uses every product thr
   await whenDone(page, 'text=No hidden content could be recovered with this passphrase.');
   await b.shot('reveal-wrong-passphrase');
 
+  // with the decoy's: the decoy alone, in the words of any reveal
+  await page.goto(`${origin}/reveal`);
+  await page.setInputFiles('input[name=file]', stegoFile);
+  await page.fill('input[name=password]', 'the one I would hand over');
+  await page.click('button:has-text("Reveal")');
+  const decoyJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+  await whenDone(page, `a[href="/job/${decoyJob}/file/0"]`);
+  t.true((await text()).includes('Recovered 1 hidden file.'));
+  t.false(await page.isVisible(`a[href="/job/${decoyJob}/file/1"]`), 'one file: the decoy, nothing else');
+  t.is(sha256(await download(page, `/job/${decoyJob}/file/0`)), sha256(readFileSync(decoy)));
+
   // and with the right one: the secret comes back bit for bit
   await page.goto(`${origin}/reveal`);
   await page.setInputFiles('input[name=file]', stegoFile);
@@ -119,6 +137,19 @@ test.serial('a person signs up, verifies, makes a key and uses every product thr
   await whenDone(page, `a[href="/job/${revealJob}/file/0"]`);
   await b.shot('reveal-result');
   t.is(sha256(await download(page, `/job/${revealJob}/file/0`)), sha256(readFileSync(secret)));
+
+  // a JPEG someone sent, hidden with steghide: revealed here with the passphrase sent with it
+  const sent = path.join(work, 'sent.jpg');
+  await sharp(path.join(FIXTURES, 'photo-mountain.jpg')).resize(640, 480).jpeg({ quality: 90 }).toFile(path.join(work, 'plain.jpg'));
+  execFileSync('steghide', ['embed', '-cf', path.join(work, 'plain.jpg'), '-ef', secret, '-sf', sent, '-p', 'sent along with it', '-q', '-f']);
+  await page.goto(`${origin}/reveal`);
+  await page.setInputFiles('input[name=file]', sent);
+  await page.fill('input[name=password]', 'sent along with it');
+  await page.click('button:has-text("Reveal")');
+  const sentJob = /\/job\/([\w-]+)$/.exec(page.url())?.[1];
+  await whenDone(page, `a[href="/job/${sentJob}/file/0"]`);
+  t.true((await text()).includes('Recovered 1 hidden file, hidden with steghide.'));
+  t.is(sha256(await download(page, `/job/${sentJob}/file/0`)), sha256(readFileSync(secret)));
 
   // analyse the C2PA-signed AI picture: a report with its grade, findings and pictures
   await page.goto(`${origin}/analyse`);

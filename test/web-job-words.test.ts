@@ -25,6 +25,8 @@ const RUNNERS: string[] = [
   'Converting file 2 of 3.',
   'Analysing file 1 of 1.',
   ['Hid 1 file in the cover; the result is lossless.', 'The cover was a JPEG; the result is a lossless PNG of its picture.', weakness('abc')!].join(' '),
+  "Hid 1 file in the cover; the result is lossless. The decoy's 2 files are hidden beside them, under the decoy passphrase.",
+  "Hid 2 files in the cover; the result is lossless. The decoy's 1 file is hidden beside them, under the decoy passphrase.",
   // a format of two words, as the one table names it (media/format-names.ts)
   'Hid 1 file in the cover; the result is lossless. The cover was a JPEG XL; the result is a lossless WebP of its picture.',
   `Hid 2 files in the cover; the result is lossless. The cover was animated; the result is a lossless PNG of its first picture. ${weakness('aaaaaaaaaaaaaaaa')!}`,

@@ -323,7 +323,7 @@ test('the mailed links: sign in by mail, forgot, reset, sign-in link and refusal
 test('the four product forms: names, order, labels and hints', (t) => {
   const buttons: Record<Product, string> = { hide: 'Hide', reveal: 'Reveal', analyse: 'Analyse', convert: 'Convert' };
   const names: Record<Product, string[]> = {
-    hide: ['csrf', 'secret', 'cover', 'password', 'output_format', 'expiry'],
+    hide: ['csrf', 'secret', 'cover', 'password', 'decoy', 'decoy_password', 'output_format', 'expiry'],
     reveal: ['csrf', 'file', 'password', 'expiry'],
     analyse: ['csrf', 'files', 'forensic_depth', 'face_sensitivity', 'face_detection', 'text_detection', 'tips', 'expiry'],
     convert: ['csrf', 'files', 'image_format', 'video_format', 'quality', 'width', 'height', 'fit', 'upscale', 'lossless', 'redact', 'redact', 'redact_style', 'expiry'],

@@ -26,7 +26,7 @@ export const SHARE = { upload: 0.3, job: 0.6 };
 
 export interface TaskInput {
   product: Product;
-  files: { file: InputFile; step: 1 | 2 }[];
+  files: { file: InputFile; step: 1 | 2 | 3 }[];
   /** The job's options besides upload_uid and expiry (a password, a format). */
   options: Record<string, unknown>;
   progress: Progress;

@@ -13,7 +13,7 @@ export const TUS_CHUNK_BYTES = 5 * 1024 * 1024;
 
 export interface UploadTarget {
   uploadUid: string;
-  step: 1 | 2;
+  step: 1 | 2 | 3;
   /** From the session: above this, TUS. */
   maxDirect: number;
 }

@@ -41,7 +41,16 @@ export interface Tasks {
   };
   /** `keys`: the worker's end of handOverKeys() (media/stego/key-handoff.ts), transferred. */
   hide: {
-    args: { cover: string; secrets: Parameters<typeof readSecrets>[0]; keys: MessagePort; outDir: string; format: StegoImageFormat | StegoVideoFormat; limits: Parameters<typeof probe>[1] };
+    args: {
+      cover: string;
+      secrets: Parameters<typeof readSecrets>[0];
+      keys: MessagePort;
+      /** A decoy's files and the worker's end of its passphrase's keys (image covers). */
+      decoy?: { secrets: Parameters<typeof readSecrets>[0]; keys: MessagePort };
+      outDir: string;
+      format: StegoImageFormat | StegoVideoFormat;
+      limits: Parameters<typeof probe>[1];
+    };
     result: Result<typeof hideInImage> | Result<typeof hideInVideo>;
   };
   /** `keys`: as for hide; the passphrase itself never crosses to the worker. */

@@ -18,7 +18,8 @@ export interface SessionLimits {
 export function stepRules(type: SessionType, maxFiles: number): Record<number, { min: number; max: number; what: string }> {
   switch (type) {
     case 'hide':
-      return { 1: { min: 1, max: maxFiles, what: 'secret' }, 2: { min: 1, max: 1, what: 'cover' } };
+      // step 3, a decoy's files, only with a decoy_password (hide with a decoy)
+      return { 1: { min: 1, max: maxFiles, what: 'secret' }, 2: { min: 1, max: 1, what: 'cover' }, 3: { min: 0, max: maxFiles, what: 'decoy' } };
     case 'reveal':
       return { 1: { min: 1, max: 1, what: 'file to reveal from' } };
     case 'analyse':

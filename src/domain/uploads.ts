@@ -90,7 +90,8 @@ export class Uploads {
     const step = typeof given === 'number' ? given : typeof given === 'string' && /^\d{1,2}$/.test(given) ? Number(given) : NaN;
     const rule = rules[step];
     if (!rule) {
-      const allowed = Object.keys(rules).join(' or ');
+      const steps = Object.keys(rules);
+      const allowed = steps.length > 1 ? `${steps.slice(0, -1).join(', ')} or ${steps.at(-1)}` : steps[0];
       throw new AppError('invalid_step', `A ${session.type} session takes step ${allowed}; got ${JSON.stringify(input.step ?? null)}.`);
     }
     const taken = (await this.#rows.liveInSession(session.id)).filter((u) => u.step === step).length;

@@ -18,18 +18,23 @@ export const engines: Engines = {
   async hide(a, ctx) {
     const { keysFrom } = await import('../media/stego/key-handoff.ts');
     const passphrase = keysFrom(a.keys);
+    const decoyPassphrase = a.decoy && keysFrom(a.decoy.keys);
     try {
       const keys = passphrase.sealing();
       keys.catch(() => {}); // awaited when the cover is decoded; a failure before that must not go unhandled
+      const decoyKeys = decoyPassphrase?.sealing();
+      decoyKeys?.catch(() => {});
       const { hideInImage, readSecrets } = await import('../media/stego/image.ts');
       const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit };
       if (a.format === 'mkv' || a.format === 'webm') {
         const { hideInVideo } = await import('../media/stego/video.ts');
         return await hideInVideo(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx);
       }
-      return await hideInImage(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx);
+      const decoy = a.decoy && decoyKeys ? { secrets: await readSecrets(a.decoy.secrets), keys: decoyKeys } : undefined;
+      return await hideInImage(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx, decoy);
     } finally {
       passphrase.close();
+      decoyPassphrase?.close();
     }
   },
   async reveal(a, ctx) {

@@ -19,12 +19,16 @@ export function registerHideFile(server: McpServer, deps: ToolDeps): void {
         'Encrypts secret_path with password and hides it inside cover_path (an image or a video) with the Obscura service. The result ' +
         'looks like the cover and is lossless (PNG for images, MKV for videos); it is saved beside the cover (or in output_dir) ' +
         'under a new name, never over an existing file. Sharing it re-encoded (most messengers and social sites do) destroys the secret: ' +
-        'send it as a file. Get the secret back with reveal_file and the same password.',
+        'send it as a file. Get the secret back with reveal_file and the same password. With decoy_path and decoy_password (an image ' +
+        'cover) a decoy is hidden beside it: reveal_file with decoy_password gives the decoy and nothing else, and nothing shows that ' +
+        'the secret exists; the decoy must be at least as large as the secret.',
       inputSchema: {
         secret_path: z.string().describe('Path of the file to hide.'),
         cover_path: z.string().describe('Path of the image or video to hide it in.'),
         password: z.string().describe('Passphrase that encrypts the secret; the same one reveals it. Use a long one.'),
         output_dir: z.string().optional().describe('Existing folder to save into; by default the folder of cover_path.'),
+        decoy_path: z.string().optional().describe('Path of a decoy file, to give away if a passphrase is demanded (with decoy_password).'),
+        decoy_password: z.string().optional().describe('A different passphrase, for the decoy (with decoy_path).'),
       },
       outputSchema: {
         saved_to: z.string().describe('Absolute path of the file holding the hidden secret.'),
@@ -34,17 +38,23 @@ export function registerHideFile(server: McpServer, deps: ToolDeps): void {
       },
       annotations: { title: 'Hide a file inside an image or video', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    runTool('hide_file', deps, async (args: { secret_path: string; cover_path: string; password: string; output_dir?: string }, { progress, signal }) => {
+    runTool('hide_file', deps, async (args: { secret_path: string; cover_path: string; password: string; output_dir?: string; decoy_path?: string; decoy_password?: string }, { progress, signal }) => {
       checkPassword(args.password);
+      if ((args.decoy_path === undefined) !== (args.decoy_password === undefined)) {
+        throw new CompanionError('decoy_incomplete', 'A decoy is decoy_path and decoy_password together: give both, or neither.', { argument: args.decoy_path === undefined ? 'decoy_path' : 'decoy_password' });
+      }
       const secret = await inputFile(args.secret_path, 'secret_path');
       const cover = await inputFile(args.cover_path, 'cover_path');
+      const decoy = args.decoy_path === undefined ? undefined : await inputFile(args.decoy_path, 'decoy_path');
       const dir = await outputDir(args.output_dir, cover);
       const api = deps.api();
-      const files = [
-        { file: secret, step: 1 as const },
-        { file: cover, step: 2 as const },
+      const files: { file: typeof secret; step: 1 | 2 | 3 }[] = [
+        { file: secret, step: 1 },
+        { file: cover, step: 2 },
+        ...(decoy ? [{ file: decoy, step: 3 as const }] : []),
       ];
-      return runTask(api, { product: 'hide', files, options: { password: args.password }, progress, signal }, async ({ uploadUid, job }) => {
+      const options = { password: args.password, ...(args.decoy_password !== undefined ? { decoy_password: args.decoy_password } : {}) };
+      return runTask(api, { product: 'hide', files, options, progress, signal }, async ({ uploadUid, job }) => {
         const results = await api.json('GET', `/api/job/${encodeURIComponent(uploadUid)}/results`, undefined, { signal });
         const made = results.result_files?.[0];
         if (!made) throw new CompanionError('hide_failed', job.progress_message || 'The service made no output.');

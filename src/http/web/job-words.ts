@@ -28,6 +28,7 @@ const RULES: Rule[] = [
   [/^Converting file (\d+) of (\d+)\./, (m, w) => w.t('jobMsg.convert.file', { i: int(m[1]), n: int(m[2]) })],
   [/^Analysing file (\d+) of (\d+)\./, (m, w) => w.t('jobMsg.analyse.file', { i: int(m[1]), n: int(m[2]) })],
   [/^Hid (\d+) files? in the cover; the result is lossless\./, (m, w) => w.t('jobMsg.hide.done', { n: int(m[1]) })],
+  [/^The decoy's (\d+) files? (?:is|are) hidden beside them, under the decoy passphrase\./, (m, w) => w.t('jobMsg.hide.decoy', { n: int(m[1]) })],
   [/^The passphrase is very short;[^.]*\. Use four or more random words\./, (_m, w) => w.t('jobMsg.weak.short')],
   [/^The passphrase repeats a few characters;[^.]*\. Use four or more random words\./, (_m, w) => w.t('jobMsg.weak.repeats')],
   [/^The passphrase is weak; use four or more random words, or a longer mix of characters\./, (_m, w) => w.t('jobMsg.weak.weak')],

@@ -36,7 +36,7 @@ export interface ProductPageDeps {
   formLimits: FormLimits;
 }
 
-const KEPT_OUT = new Set(['csrf', 'password']);
+const KEPT_OUT = new Set(['csrf', 'password', 'decoy_password']);
 const NOT_VERIFIED = 'Verify your e-mail address first (see your account page): until then nothing can be started.';
 
 /** The API's start body from the form's fields: an empty select or number is "not set". */

@@ -16,7 +16,7 @@ import { PngEncoder } from './png.ts';
 import { checkRevealable, keptThrough, revealBound, writeSecrets, type RevealedFile } from './reveal-files.ts';
 import { HEADER_REGION } from './positions.ts';
 import { IMAGE_DOMAIN, pixelSamples, type PixelInfo } from './pixels.ts';
-import { NOTHING_FOUND, capacityBytes, embed, extract, type SealingKeys } from './stream.ts';
+import { NOTHING_FOUND, capacityBytes, embed, extract, laneCapacityBytes, type Payload, type SealingKeys } from './stream.ts';
 import { helperDecode, type DecodingRows } from './walk-helper.ts';
 import type { PassphraseKeys } from './keys.ts';
 
@@ -38,9 +38,20 @@ async function decode(file: string, p: Probe, workDir: string, ctx: StegoContext
   return { data, info };
 }
 
-/** Capacity in bytes of container, from the header only (no decode): every sample opaque. */
+/** Capacity in bytes of one container (a lane's), from the header only (no decode): every sample opaque. */
 export function imageCapacity(p: Probe, channels = 3): number {
+  return laneCapacityBytes(p.width * p.height * channels);
+}
+
+/** What a reveal of this picture may give back at most: a whole picture's capacity, as pictures hidden before the lanes had. */
+function revealCapacity(p: Probe, channels = 3): number {
   return capacityBytes(p.width * p.height * channels);
+}
+
+/** A decoy: files of its own, sealed under a passphrase of its own (keys from sealingKeys, as for the secret). */
+export interface Decoy {
+  secrets: Secret[];
+  keys: Promise<SealingKeys>;
 }
 
 export interface HideResult {
@@ -57,7 +68,7 @@ export interface HideResult {
 }
 
 /** `keys` come from sealingKeys(passphrase, IMAGE_DOMAIN), and may still be in the making. */
-export async function hideInImage(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoImageFormat, ctx: StegoContext): Promise<HideResult> {
+export async function hideInImage(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoImageFormat, ctx: StegoContext, decoy?: Decoy): Promise<HideResult> {
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'image') throw new MediaError('invalid_option', 'This cover is a video; video covers are written as MKV or WebM.');
   await admitStego('hide', p, ctx);
@@ -68,14 +79,22 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   }
   // nothing the reveal would refuse (reveal-files.ts)
   checkRevealable(secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, imageCapacity(p)));
+  if (decoy) checkRevealable(decoy.secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, imageCapacity(p)));
   const container = pack(secrets);
+  const decoyContainer = decoy && pack(decoy.secrets);
+  // what fills the other lane of a hide without a decoy is never larger than its secret: a decoy
+  // smaller than the secret would be told from that noise by its size
+  if (decoyContainer && decoyContainer.length < container.length) {
+    throw new MediaError('invalid_option', `The decoy must be at least as large as the secret, once compressed (${decoyContainer.length} against ${container.length} bytes): add to the decoy files.`);
+  }
+  const other = decoy && decoyContainer ? { container: decoyContainer, keys: decoy.keys } : undefined;
   const out = path.join(outDir, `hidden.${format}`);
   let done: Hidden | undefined;
   // A plain PNG cover written as PNG: the helper thread decodes it while the embedding follows.
   const followed = format === 'png' && p.format === 'png' ? await followDecode(cover, p) : undefined;
   if (followed) {
     try {
-      done = await hideInPixels(followed.data, followed.info, container, keys, format, out, followed.decoding);
+      done = await hideInPixels(followed.data, followed.info, container, keys, format, out, followed.decoding, other);
     } catch (err) {
       if (!(err instanceof DecodeFailed)) throw err;
       // sharp decides what this file holds, as for any other cover
@@ -83,7 +102,7 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   }
   if (!done) {
     const { data, info } = await decode(cover, p, outDir, ctx);
-    done = await hideInPixels(data, info, container, keys, format, out);
+    done = await hideInPixels(data, info, container, keys, format, out, undefined, other);
   }
   return { path: out, mime: MIME[format], extension: format, ...done, notes };
 }
@@ -107,7 +126,7 @@ async function followDecode(cover: string, p: Probe): Promise<{ data: Buffer; in
  * embedding waits for the rows it reads, and nothing is written before the decode has passed
  * every check (DecodeFailed otherwise).
  */
-async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, keys: Promise<SealingKeys>, format: StegoImageFormat, out: string, decoding?: DecodingRows): Promise<Hidden> {
+async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, keys: Promise<SealingKeys>, format: StegoImageFormat, out: string, decoding?: DecodingRows, decoy?: Payload): Promise<Hidden> {
   const space = pixelSamples(data, info);
   // A PNG is deflated slice by slice as the embedding moves down the picture (when the samples
   // are the pixels themselves; gathered samples only reach the pixels at commit()).
@@ -123,7 +142,7 @@ async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, ke
         }
       }
     : undefined;
-  const { changed } = await embed(space.samples, container, keys, { onFinal, ready });
+  const { changed } = await embed(space.samples, container, keys, { onFinal, ready }, decoy);
   if (decoding) await decoding.done.catch((err: Error) => Promise.reject(new DecodeFailed(err.message)));
   space.commit();
   if (png) {
@@ -145,7 +164,7 @@ async function hideInPixels(data: Buffer, info: PixelInfo, container: Buffer, ke
       throw new MediaError('engine_failed', `The ${formatName(format)} encoder did not keep the pixels exactly; try PNG.`);
     }
   }
-  return { width: info.width, height: info.height, changed, capacity: capacityBytes(space.samples.length), decoder: decoding ? 'rows' : 'sharp' };
+  return { width: info.width, height: info.height, changed, capacity: laneCapacityBytes(space.samples.length), decoder: decoding ? 'rows' : 'sharp' };
 }
 
 export type { RevealedFile };
@@ -161,13 +180,13 @@ export async function revealFromImage(file: string, passphrase: string | Passphr
     const p = await probe(file, ctx.limits, ctx);
     if (p.kind !== 'image') throw new Error('not an image');
     await admitStego('reveal', p, ctx);
-    capacity = imageCapacity(p); // as the hide counted it
+    capacity = revealCapacity(p); // as a hide before the lanes counted it: the larger
     const whole = decode(file, p, outDir, ctx).then(({ data, info }) => pixelSamples(data, info).samples);
     whole.catch(() => {}); // awaited in extract()
     // The header sits in the first rows: read from a partial decode, its argon2id runs while
     // the rest of the picture decodes. Rows enough for an RGB picture; a grey or partly
     // transparent one may come up short, and then waits for the whole decode.
-    const top = await decodeTopRows(file, p, Math.ceil(HEADER_REGION / (p.width * 3)), ctx).catch(() => undefined);
+    const top = await decodeTopRows(file, p, Math.ceil((2 * HEADER_REGION) / (p.width * 3)), ctx).catch(() => undefined);
     container = await extract(whole, passphrase, IMAGE_DOMAIN, top && pixelSamples(top.data, top).samples);
   } catch (err) {
     if (keptThrough(err)) throw err;

@@ -67,9 +67,30 @@ export function headerPositions(key: Buffer, n: number, count: number): Uint32Ar
 }
 
 /**
+ * One of the two halves of a picture's samples a stream may live in (hide with a decoy): lane
+ * `offset` of `stride` is the samples i with i % stride === offset, addressed i / stride. A
+ * stream's header and payload are placed in its lane's own addresses exactly as in a whole
+ * picture, so each lane is a picture of its own to the code that walks it.
+ */
+export interface Lane {
+  stride: number;
+  offset: number;
+}
+
+/** The whole picture: every sample, addressed as it is. */
+export const WHOLE: Lane = { stride: 1, offset: 0 };
+
+/** Samples a lane of a picture of `n` samples holds (each lane the same count, so neither is told apart by it). */
+export const laneSize = (n: number, lane: Lane) => (lane.stride === 1 ? n : Math.floor(n / lane.stride));
+
+/** A lane's address as an index into the picture's samples. */
+export const inLane = (i: number, lane: Lane) => i * lane.stride + lane.offset;
+
+/**
  * The payload's samples: `count` strata of equal size over [0, n) less the `taken` indices,
  * one keyed random sample from each, in increasing order. `stream` gives each spread unit (a
- * video frame) its own choice. blocks() walks them once, a code block at a time.
+ * video frame) its own choice. blocks() walks them once, a code block at a time. Indices are
+ * the lane's addresses (n, taken); what blocks() reads and gives back are the picture's own.
  */
 export class Strata {
   readonly #key: Buffer;
@@ -78,8 +99,9 @@ export class Strata {
   readonly #count: number;
   readonly #q: number;
   readonly #rem: number;
+  readonly #lane: Lane;
 
-  constructor(key: Buffer, stream: number, n: number, count: number, taken: Uint32Array = new Uint32Array(0)) {
+  constructor(key: Buffer, stream: number, n: number, count: number, taken: Uint32Array = new Uint32Array(0), lane: Lane = WHOLE) {
     const room = n - taken.length;
     if (count < 1 || count > room) throw new RangeError('more positions than the cover has');
     this.#key = key;
@@ -88,16 +110,18 @@ export class Strata {
     this.#count = count;
     this.#q = Math.floor(room / count);
     this.#rem = room % count;
+    this.#lane = lane;
   }
 
-  /** No sample before this index is used by block `block` (of `nb` positions) or a later one. */
+  /** No sample (of the picture) before this index is used by block `block` (of `nb` positions) or a later one. */
   firstIndex(block: number, nb: number): number {
-    return this.#stratumStart(block * nb);
+    return inLane(this.#stratumStart(block * nb), this.#lane);
   }
 
-  /** Every sample that blocks before `block` (of `nb` positions) use lies below this index. */
+  /** Every sample (of the picture) that blocks before `block` (of `nb` positions) use lies below this index. */
   endIndex(block: number, nb: number): number {
-    return this.firstIndex(block, nb) + this.#taken.length; // a taken index shifts those after it by one
+    // a taken index shifts those after it by one
+    return (this.#stratumStart(block * nb) + this.#taken.length) * this.#lane.stride;
   }
 
   /** Where stratum i starts among the samples not taken: i q + floor(i rem / count). */
@@ -118,6 +142,7 @@ export class Strata {
     const taken = this.#taken;
     const q = this.#q;
     const rem = this.#rem;
+    const { stride, offset } = this.#lane;
     // one element kind for every caller (Buffer or Uint8Array), so the loads stay monomorphic
     const d = new Uint8Array(samples.buffer, samples.byteOffset, samples.length);
     // Short strata (the usual case) take 16 random bits each, long ones 32.
@@ -153,7 +178,7 @@ export class Strata {
             const short = t >> 31; // -1: acc + rem < count, no wrap, and the stratum is q long
             acc = t + (count & short);
             const len = q + 1 + short;
-            const i = start + ((len * rnd16[k]) >>> 16) + skip;
+            const i = (start + ((len * rnd16[k]) >>> 16) + skip) * stride + offset;
             start += len;
             pos[j - 1] = i;
             s ^= j & -(d[i] & 1);
@@ -169,8 +194,9 @@ export class Strata {
             const r = start + (rnd32 ? Math.floor(len * rnd32[k] * TWO_POW_MINUS_32) : (len * rnd16[k]) >>> 16);
             start += len;
             while (nextTaken <= r) nextTaken = ++skip < taken.length ? taken[skip] - skip : Infinity;
-            pos[j - 1] = r + skip;
-            s ^= j & -(d[r + skip] & 1);
+            const i = (r + skip) * stride + offset;
+            pos[j - 1] = i;
+            s ^= j & -(d[i] & 1);
           }
         }
         each(s, pos);

@@ -7,10 +7,10 @@
 // the stream is indistinguishable from random: no magic, no clear length, no clear version.
 // Samples change by ±1 (LSB matching, never replacement); matrix embedding makes the number of
 // changed samples small when the payload is small against the capacity.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, randomInt } from 'node:crypto';
 import { MediaError } from '../errors.ts';
 import { SALT_BYTES, keysOf, type PassphraseKeys, type SealingKeys } from './keys.ts';
-import { HEADER_REGION, MAX_FILL, Strata, headerPositions } from './positions.ts';
+import { HEADER_REGION, MAX_FILL, Strata, WHOLE, headerPositions, inLane, laneSize, type Lane } from './positions.ts';
 import { helperSyndromes, type WalkPlan } from './walk-helper.ts';
 
 /**
@@ -265,7 +265,7 @@ function shareable(samples: Samples): SharedArrayBuffer | undefined {
  */
 async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out: Buffer, copy?: SharedArrayBuffer): Promise<void> {
   const write = syndromeWriter(out, p, 0, out.length * 8);
-  const strata = new Strata(Buffer.from(plan.key), plan.stream, plan.n, plan.count, plan.taken);
+  const strata = new Strata(Buffer.from(plan.key), plan.stream, plan.n, plan.count, plan.taken, plan.lane);
   const blocks = plan.count / plan.nb;
   if (plan.count < SPLIT_POSITIONS) return strata.blocks(samples, plan.nb, write);
   const half = Math.ceil(blocks / 2);
@@ -289,55 +289,112 @@ async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out
   for (const s of rest) write(s);
 }
 
-// ---- one cover, one stream (images) ------------------------------------------
+// ---- one cover, two lanes (images) ------------------------------------------
+//
+// A picture's samples are two lanes (even and odd indices), and every hide fills both: its own
+// stream in one, chosen at random, and in the other a decoy's stream, or, without a decoy, a
+// stream of random bytes under random keys of a random length up to its own. Without a
+// passphrase both are random bits at keyed random places; with one, a reveal opens that one
+// stream and can tell nothing of the other: a lane holding noise is what every hide leaves. So
+// a decoy is deniable as long as it is at least as large as the real secret (the hide refuses
+// a smaller one). Pictures hidden before the lanes (one stream over all samples) still reveal.
 
-/**
- * Embeds a container into one picture's samples. `onFinal(i)` is told, now and then, that samples
- * before i will not change again (the PNG writer deflates them meanwhile).
- */
-export async function embed(samples: Samples, container: Buffer, keys: SealingKeys | Promise<SealingKeys>, follow: Following = {}): Promise<{ changed: number; p: number }> {
-  const n = samples.length;
-  const capacity = capacityBytes(n);
-  if (container.length > capacity) {
-    throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
-  }
-  const payloadBits = (container.length + TAG_BYTES) * 8;
-  const room = Math.floor(n * MAX_FILL) - HEADER_BITS;
-  const p = chooseP(payloadBits, room);
-  const sealed = seal(await keys, container, 1, p);
-  const head = headerPositions(sealed.locator, n, HEADER_BITS);
-  const walk: Walk = (count) => new Strata(sealed.locator, 0, n, count, head);
-  follow.ready?.(Math.min(n, HEADER_REGION));
-  const changed = writePlain(samples, head, sealed.header) + writeMatrix(samples, walk, sealed.payload, p, follow);
-  return { changed, p };
+/** The two lanes every hide fills. */
+export const LANES: readonly Lane[] = [
+  { stride: 2, offset: 0 },
+  { stride: 2, offset: 1 },
+];
+
+/** Largest container (bytes) one stream of a picture of `n` samples can hold: a lane's. */
+export function laneCapacityBytes(n: number): number {
+  return capacityBytes(laneSize(n, LANES[0]));
+}
+
+/** A container and the keys it is sealed under. */
+export interface Payload {
+  container: Buffer;
+  keys: SealingKeys | Promise<SealingKeys>;
+}
+
+/** What fills the lane a hide without a decoy leaves: random bytes, as long as up to `upTo`, under random keys. */
+function noise(upTo: number): Payload {
+  const r = () => randomBytes(32);
+  return { container: randomBytes(randomInt(0, upTo + 1)), keys: { salt: randomBytes(SALT_BYTES), keys: { locator: r(), header: r(), payload: r() } } };
 }
 
 /**
+ * Embeds a container (and a decoy's, given one) into one picture's samples, each stream in its
+ * own lane. `onFinal(i)` is told, now and then, that samples before i will not change again
+ * (the PNG writer deflates them meanwhile); `ready` follows a decode down the picture.
+ */
+export async function embed(samples: Samples, container: Buffer, keys: SealingKeys | Promise<SealingKeys>, follow: Following = {}, decoy?: Payload): Promise<{ changed: number; p: number }> {
+  const n = samples.length;
+  const capacity = laneCapacityBytes(n);
+  for (const [what, c] of [['secret', container], ['decoy', decoy?.container]] as const) {
+    if (c && c.length > capacity) throw new MediaError('limit_exceeded', `The ${what} does not fit: this cover holds at most ${capacity} bytes and the ${what} needs ${c.length}.`);
+  }
+  const own = randomInt(2);
+  const streams: Payload[] = [];
+  streams[own] = { container, keys };
+  streams[1 - own] = decoy ?? noise(container.length);
+  const m = laneSize(n, LANES[0]);
+  const room = Math.floor(m * MAX_FILL) - HEADER_BITS;
+  let changed = 0;
+  let ownP = 0;
+  for (const [i, lane] of LANES.entries()) {
+    const { container: c, keys: k } = streams[i];
+    const p = chooseP((c.length + TAG_BYTES) * 8, room);
+    if (i === own) ownP = p;
+    const sealed = seal(await k, c, 1, p);
+    const head = headerPositions(sealed.locator, m, HEADER_BITS);
+    const walk: Walk = (count) => new Strata(sealed.locator, 0, m, count, head, lane);
+    // the first lane's walk follows the decode (its last step waits for all of it); the
+    // second's tells the writer what is final, since only then does nothing change any more
+    if (i === 0) follow.ready?.(Math.min(n, HEADER_REGION * lane.stride));
+    changed += writePlain(samples, head.map((h) => inLane(h, lane)), sealed.header);
+    changed += writeMatrix(samples, walk, sealed.payload, p, i === 0 ? { ready: follow.ready } : { onFinal: follow.onFinal });
+  }
+  return { changed, p: ownP };
+}
+
+/** Where a stream may be: either lane, or (hidden before the lanes) the whole picture. */
+const LAYOUTS: readonly Lane[] = [...LANES, WHOLE];
+
+/**
  * Reads a container back; throws the one and only "nothing found" error on any failure.
- * `samples` may still be decoding: given `top`, at least their first HEADER_REGION, the header is
- * read from that and argon2id runs while the rest decodes.
+ * `samples` may still be decoding: given `top`, at least their first 2 × HEADER_REGION, the
+ * headers are read from that and argon2id runs while the rest decodes.
  */
 export async function extract(samples: Samples | Promise<Samples>, passphrase: string | PassphraseKeys, domain: string, top?: Samples): Promise<Buffer> {
   const keys = keysOf(passphrase);
   const nothing = () => new MediaError('nothing_found', NOTHING_FOUND);
-  if (samples instanceof Promise) samples.catch(() => {}); // awaited below, unless the header fails first
+  if (samples instanceof Promise) samples.catch(() => {}); // awaited below, unless the headers fail first
   // A picture still decoding is copied into shared memory for the helper thread as soon as it
   // is decoded: while argon2id runs, not after it.
   const copy = samples instanceof Promise ? samples.then(shareable) : undefined;
   copy?.catch(() => {}); // awaited below with the samples
-  const headFrom = top && top.length >= HEADER_REGION ? top : await samples;
-  if (Math.floor(headFrom.length * MAX_FILL) < HEADER_BITS) throw nothing();
+  const headFrom = top && top.length >= 2 * HEADER_REGION ? top : await samples;
   const locator = await keys.locator(domain);
-  const head = headerPositions(locator, headFrom.length, HEADER_BITS);
-  const opened = await openHeader(readPlain(headFrom, head, HEADER_BYTES), keys, domain);
-  if (!opened) throw nothing();
+  // every layout's header at once: argon2id runs for each on the thread pool, side by side
+  const tried = await Promise.all(
+    LAYOUTS.map(async (lane) => {
+      const m = laneSize(headFrom.length, lane);
+      if (Math.floor(m * MAX_FILL) < HEADER_BITS) return undefined;
+      const head = headerPositions(locator, m, HEADER_BITS);
+      const opened = await openHeader(readPlain(headFrom, head.map((h) => inLane(h, lane)), HEADER_BYTES), keys, domain);
+      return opened && { lane, head, opened };
+    }),
+  );
+  const found = tried.find((t) => t !== undefined);
+  if (!found) throw nothing();
+  const { lane, head, opened } = found;
   const all = await samples;
-  const n = all.length;
+  const m = laneSize(all.length, lane);
   const { length, p } = opened.header;
-  if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(n * MAX_FILL)) throw nothing();
+  if (HEADER_BITS + blocksFor(length * 8, p) * ((1 << p) - 1) > Math.floor(m * MAX_FILL)) throw nothing();
   const sealed = Buffer.alloc(length);
   const nb = (1 << p) - 1;
-  await readMatrixShared(all, { key: locator, stream: 0, n, count: blocksFor(length * 8, p) * nb, taken: head, nb }, p, sealed, await copy);
+  await readMatrixShared(all, { key: locator, stream: 0, n: m, count: blocksFor(length * 8, p) * nb, taken: head, nb, lane }, p, sealed, await copy);
   const container = openPayload(sealed, opened.payloadKey, opened.nonce);
   if (!container) throw nothing();
   return container;

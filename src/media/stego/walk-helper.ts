@@ -5,7 +5,7 @@
 // the media worker's embedding follows it down the picture.
 import { Worker, parentPort, workerData } from 'node:worker_threads';
 import { decodePlainPng } from '../png-rows.ts';
-import { Strata } from './positions.ts';
+import { Strata, type Lane } from './positions.ts';
 
 /** What it takes to rebuild a walk on another thread: plain data only. */
 export interface WalkPlan {
@@ -15,6 +15,7 @@ export interface WalkPlan {
   count: number;
   taken: Uint32Array;
   nb: number;
+  lane: Lane;
 }
 
 interface WalkRequest extends WalkPlan {
@@ -45,7 +46,7 @@ if (workerData === ROLE) {
       const syndromes = new Uint16Array(r.to - r.from);
       let k = 0;
       const key = Buffer.from(r.key.buffer, r.key.byteOffset, r.key.byteLength);
-      new Strata(key, r.stream, r.n, r.count, r.taken).blocks(new Uint8Array(r.samples), r.nb, (s) => (syndromes[k++] = s), r.from, r.to);
+      new Strata(key, r.stream, r.n, r.count, r.taken, r.lane).blocks(new Uint8Array(r.samples), r.nb, (s) => (syndromes[k++] = s), r.from, r.to);
       parentPort!.postMessage({ id: r.id, syndromes } satisfies Reply, [syndromes.buffer]);
     } catch (err) {
       parentPort!.postMessage({ id: r.id, failed: (err as Error).message } satisfies Reply);

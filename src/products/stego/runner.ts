@@ -2,6 +2,7 @@
 // passphrase. Reveal: every secret back under its original name, or one and the same failure
 // whatever went wrong, so a failed reveal tells nothing about why.
 import { mkdir, readFile } from 'node:fs/promises';
+import type { MessagePort } from 'node:worker_threads';
 import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, sniff, type Probe } from '../../media/probe.ts';
@@ -27,6 +28,7 @@ import type { HideStart, RevealOptions } from './start.ts';
 /** A hide as it runs: the output format is settled once the cover is known. */
 export interface HideOptions {
   password: string;
+  decoy_password?: string;
   output_format: StegoImageFormat | StegoVideoFormat;
   capacity: number;
 }
@@ -76,13 +78,24 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
   return {
     product: 'hide',
     sessionTypes: ['hide'],
-    secretOptions: ['password'],
+    secretOptions: ['password', 'decoy_password'],
 
-    async admit({ password, output_format }, inputs, ctx) {
+    async admit({ password, output_format, decoy_password }, inputs, ctx) {
       const secrets = inputs.filter((u) => u.step === 1);
       const covers = inputs.filter((u) => u.step === 2);
+      const decoys = inputs.filter((u) => u.step === 3);
       if (!secrets.length) throw new AppError('no_secret');
       if (covers.length !== 1) throw new AppError('no_cover');
+      // a decoy is its files and its passphrase, both or neither
+      if (decoys.length > 0 && decoy_password === undefined) {
+        throw new AppError('decoy_incomplete', 'Decoy files were uploaded (step 3) but no decoy_password was given: give one, or start a new session without them.');
+      }
+      if (decoy_password !== undefined && decoys.length === 0) {
+        throw new AppError('decoy_incomplete', 'decoy_password was given but no decoy file was uploaded: upload the decoy files at step 3.');
+      }
+      if (decoy_password !== undefined && decoy_password.normalize('NFC') === password.normalize('NFC')) {
+        throw new AppError('decoy_same_password');
+      }
       // capacity first, from the cover's header: a secret that cannot fit is refused now
       const cover = await probeCover(deps, covers[0], ctx);
       const video = cover.kind === 'video';
@@ -112,13 +125,30 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           needed_bytes: needed,
         });
       }
-      return { password, output_format: format, capacity };
+      if (decoys.length) {
+        if (video) throw new AppError('decoy_needs_image');
+        const decoyBytes = decoys.reduce((n, u) => n + u.size, 0);
+        // the other half of every hide without a decoy holds noise no larger than its secret: a
+        // smaller decoy would stand out from that noise by its size
+        if (decoyBytes < bytes) {
+          throw new AppError('decoy_too_small', `The decoy is ${decoyBytes} bytes and the secret ${bytes}: a decoy must be at least as large as the secret, or its size would give the secret away. Add to the decoy files.`);
+        }
+        const decoyNeeded = CONTAINER_OVERHEAD + decoys.reduce((n, u) => n + u.size + fileOverhead(deps.uploads.nameOf(u)), 0);
+        if (decoyNeeded > capacity || decoyBytes > maxReveal) {
+          throw new AppError('secret_too_large', `The decoy does not fit: it needs ${decoyNeeded} bytes and this cover holds at most ${capacity} bytes for each of the two. Use a larger cover or smaller files.`, {
+            capacity_bytes: capacity,
+            needed_bytes: decoyNeeded,
+          });
+        }
+      }
+      return { password, output_format: format, capacity, ...(decoy_password !== undefined ? { decoy_password } : {}) };
     },
 
     async run(ctx: JobContext<HideOptions>): Promise<RunOutcome> {
-      const { password, output_format: format } = ctx.options;
+      const { password, output_format: format, decoy_password } = ctx.options;
       const secrets = ctx.inputs.filter((u) => u.step === 1);
       const cover = ctx.inputs.find((u) => u.step === 2)!;
+      const decoys = ctx.inputs.filter((u) => u.step === 3);
       const notes: string[] = [];
       ctx.progress(0.05, 'Preparing the cover and the files to hide.');
       try {
@@ -129,16 +159,26 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           // argon2id starts now (on the thread pool), so it runs while the cover is copied and decoded
           const keys = passphraseKeys(password, { hide: format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN });
           await toScratch(ctx.uploads, cover, coverFile);
-          const files: { path: string; name: string }[] = [];
-          for (const [i, s] of secrets.entries()) {
-            const f = path.join(dir, `secret-${i}`);
-            await toScratch(ctx.uploads, s, f);
-            files.push({ path: f, name: ctx.uploads.nameOf(s) });
-          }
+          const copy = async (rows: UploadRow[], as: string) => {
+            const files: { path: string; name: string }[] = [];
+            for (const [i, s] of rows.entries()) {
+              const f = path.join(dir, `${as}-${i}`);
+              await toScratch(ctx.uploads, s, f);
+              files.push({ path: f, name: ctx.uploads.nameOf(s) });
+            }
+            return files;
+          };
+          const files = await copy(secrets, 'secret');
+          const decoyFiles = await copy(decoys, 'decoy');
+          // the decoy's argon2id starts now too; its keys cross to the worker as the secret's do
+          const decoyKeys = decoy_password === undefined ? undefined : passphraseKeys(decoy_password, { hide: IMAGE_DOMAIN });
           ctx.progress(0.2, 'Hiding.');
-          const r = await handOverKeys(keys, (port) =>
-            ctx.engine.run({ engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, outDir, format, limits: deps.limits } }, { signal: ctx.signal, transfer: [port] }),
-          );
+          const hide = (port: MessagePort, decoyPort?: MessagePort) =>
+            ctx.engine.run(
+              { engine: 'hide', args: { cover: coverFile, secrets: files, keys: port, ...(decoyPort ? { decoy: { secrets: decoyFiles, keys: decoyPort } } : {}), outDir, format, limits: deps.limits } },
+              { signal: ctx.signal, transfer: decoyPort ? [port, decoyPort] : [port] },
+            );
+          const r = await handOverKeys(keys, (port) => (decoyKeys ? handOverKeys(decoyKeys, (decoyPort) => hide(port, decoyPort)) : hide(port)));
           const coverName = ctx.uploads.nameOf(cover);
           await ctx.addAsset({
             category: 'result',
@@ -157,9 +197,11 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
       }
       const warn = weakness(password);
       const n = secrets.length;
+      const d = decoys.length;
+      const decoy = d ? [`The decoy's ${d} file${d === 1 ? ' is' : 's are'} hidden beside them, under the decoy passphrase.`] : [];
       return {
         state: 'completed',
-        message: [`Hid ${n} file${n === 1 ? '' : 's'} in the cover; the result is lossless.`, ...notes, ...(warn ? [warn] : [])].join(' '),
+        message: [`Hid ${n} file${n === 1 ? '' : 's'} in the cover; the result is lossless.`, ...decoy, ...notes, ...(warn ? [warn] : [])].join(' '),
         report: { weak_passphrase: Boolean(warn) },
       };
     },

@@ -13,10 +13,13 @@ const password = z
   .min(1, { error: REQUIRED })
   .max(MAX_PASSPHRASE, { error: `The passphrase is longer than ${MAX_PASSPHRASE} characters.` })
   .describe('The passphrase. A weak one is named in the job message.');
+const DECOY = 'decoy_password must be a passphrase that is not empty, for the decoy files of step 3.';
 const passwordCode = (issue: z.core.$ZodIssue) => (issue.code === 'too_big' ? 'invalid_password' : 'missing_password');
 
 export interface HideStart {
   password: string;
+  /** A decoy's passphrase: the files at step 3 are hidden under it, beside the secret (image covers). */
+  decoy_password?: string;
   /** Absent: png for an image cover, mkv for a video one. */
   output_format?: StegoImageFormat | StegoVideoFormat;
 }
@@ -39,9 +42,18 @@ export const hideStart = defineStart({
       .nullable()
       .optional()
       .describe(`Lossless output: ${STEGO_IMAGE_FORMATS.join(', ')} for an image cover (png by default), ${STEGO_VIDEO_FORMATS.join(', ')} for a video cover (mkv by default).`),
+    decoy_password: z
+      .string({ error: DECOY })
+      .min(1, { error: DECOY })
+      .max(MAX_PASSPHRASE, { error: `The decoy passphrase is longer than ${MAX_PASSPHRASE} characters.` })
+      .nullable()
+      .optional()
+      .describe(
+        'A second passphrase, for the files uploaded at step 3 (a decoy, for when a passphrase is demanded): revealing with it gives the decoy, with password the secret, and neither shows that the other exists. Image covers; the decoy at least as large as the secret; the two passphrases differ.',
+      ),
   },
-  codes: { password: passwordCode, output_format: 'invalid_option' },
-  options: (f): HideStart => ({ password: f.password, ...(f.output_format ? { output_format: f.output_format } : {}) }),
+  codes: { password: passwordCode, output_format: 'invalid_option', decoy_password: 'invalid_password' },
+  options: (f): HideStart => ({ password: f.password, ...(f.output_format ? { output_format: f.output_format } : {}), ...(f.decoy_password ? { decoy_password: f.decoy_password } : {}) }),
 });
 
 export const revealStart = defineStart({

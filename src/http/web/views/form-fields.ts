@@ -53,11 +53,20 @@ export function numberField(id: string, name: string, label: string, value: stri
 </div>`;
 }
 
-export function fileField(id: string, name: string, label: string, multiple: boolean, accept: string | null, hint: string): Html {
+export function fileField(id: string, name: string, label: string, multiple: boolean, accept: string | null, hint: string, required = true): Html {
   return html`<div class="field">
 <label for="${id}">${label}</label>
-<input type="file" id="${id}" name="${name}"${multiple ? html` multiple` : null}${accept ? html` accept="${accept}"` : null} required aria-describedby="${id}-hint">
+<input type="file" id="${id}" name="${name}"${multiple ? html` multiple` : null}${accept ? html` accept="${accept}"` : null}${required ? html` required` : null} aria-describedby="${id}-hint">
 <p class="hint" id="${id}-hint">${hint}</p>
+</div>`;
+}
+
+/** The decoy's passphrase: optional, never prefilled, and never offered by a password manager as the real one. */
+export function decoyPasswordField(w: Words): Html {
+  return html`<div class="field">
+<label for="decoy-password">${w.t('form.decoyPassphrase')}</label>
+<input type="password" id="decoy-password" name="decoy_password" maxlength="1024" autocomplete="off" spellcheck="false" aria-describedby="decoy-password-hint">
+<p class="hint" id="decoy-password-hint">${w.t('form.decoyPassphrase.hint')}</p>
 </div>`;
 }
 
