@@ -16,7 +16,7 @@
 // outguess result is kept only when it reads as a file (a known format, or text); an encrypted
 // or unknown payload hidden with outguess is not found here, and a wrong passphrase never gives
 // back noise.
-import { mkdir, open, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MediaError } from '../errors.ts';
 import { SNIFF_BYTES, sniff, type ImageFormat } from '../sniff.ts';
@@ -117,7 +117,7 @@ const ASK: Record<ForeignTool, Ask> = {
     const folder = path.join(work, 'out');
     await mkdir(folder, { mode: 0o700 });
     const picture = path.join(folder, `picture.${format}`);
-    await writeFile(picture, await readFile(file), { mode: 0o600 });
+    await copyFile(file, picture); // a copy in its own folder: the only place its policy lets it read and write
     // the passphrase from a file (first line) rather than the command line
     const key = path.join(work, 'key');
     await writeFile(key, `${passphrase}\n`, { mode: 0o600 });
