@@ -19,7 +19,8 @@ export function resultFile(ctx: Ctx, a: AssetRow & AssetPrivate, downloadBase: s
   };
 }
 
-const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
+/** A time as the wire gives it: ISO 8601, or null when it has not come. */
+export const iso = (t: number | null) => (t === null ? null : new Date(t).toISOString());
 
 /** A job as clients poll it (REST and MCP): the wire's names, and how long to wait while it runs. */
 export function jobView(job: JobRow): Record<string, unknown> {

@@ -1,5 +1,6 @@
 // The views the tools answer, as zod shapes: the same objects the REST routes answer.
 import { z } from 'zod';
+import { HIDDEN_WITH } from '../../media/stego/foreign.ts';
 import { SESSION_TYPES } from '../../domain/sessions.ts';
 import { iso, isoOrNull } from './output.ts';
 
@@ -66,7 +67,7 @@ export const resultsShape = {
   status: z.enum(JOB_STATES),
   message: z.string().optional(),
   expires_at: isoOrNull,
-  hidden_with: z.enum(['obscura', 'steghide', 'outguess', 'stegosuite']).optional().describe('a reveal that found something: whose format it was'),
+  hidden_with: z.enum(HIDDEN_WITH).optional().describe('a reveal that found something: whose format it was'),
   result_files: z.array(resultFile),
   failed_files: z.array(z.object({ name: z.string(), error: z.string(), message: z.string() })).optional(),
 };

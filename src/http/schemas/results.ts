@@ -1,6 +1,7 @@
 // What finished jobs answer: result files of hide, reveal and convert, and analyse items (the
 // same items on both interfaces).
 import { z } from 'zod';
+import { HIDDEN_WITH } from '../../media/stego/foreign.ts';
 
 const iso = z.iso.datetime();
 const state = z.enum(['queued', 'processing', 'completed', 'partial', 'failed']);
@@ -35,7 +36,7 @@ export const StegoResults = z.object({
   status: state,
   message: z.string(),
   expires_at: iso.nullable(),
-  hidden_with: z.enum(['obscura', 'steghide', 'outguess', 'stegosuite']).optional().describe("A reveal that found something: the program whose format it was (this service's, or steghide's, outguess's or stegosuite's)."),
+  hidden_with: z.enum(HIDDEN_WITH).optional().describe("A reveal that found something: the program whose format it was (this service's, or steghide's, outguess's or stegosuite's)."),
   result_files: z.array(ResultFile),
 });
 

@@ -22,7 +22,15 @@ import { MediaError } from '../errors.ts';
 import { SNIFF_BYTES, sniff, type ImageFormat } from '../sniff.ts';
 import { runTool } from '../tools.ts';
 
-export type ForeignTool = 'steghide' | 'outguess' | 'stegosuite';
+export const FOREIGN_TOOL_NAMES = ['steghide', 'outguess', 'stegosuite'] as const;
+export type ForeignTool = (typeof FOREIGN_TOOL_NAMES)[number];
+
+/** What a reveal says hid its find: this service, or one of the programs it also asks. */
+export const HIDDEN_WITH = ['obscura', ...FOREIGN_TOOL_NAMES] as const;
+export type HiddenWith = (typeof HIDDEN_WITH)[number];
+
+/** A format's usual file extension. */
+const extension = (format: string) => (format === 'jpeg' ? 'jpg' : format);
 
 /** Which programs can have made a picture of this format, in the order they are asked. */
 export const FOREIGN_TOOLS: Partial<Record<ImageFormat, readonly ForeignTool[]>> = {
@@ -35,8 +43,8 @@ export interface ForeignFind {
   tool: ForeignTool;
   /** The revealed file, in `dir`. */
   path: string;
-  /** The name its maker stored, when the tool keeps one (made safe by the caller). */
-  name: string | undefined;
+  /** The name its maker stored (made safe by the caller); `revealed.<type>` where the tool keeps none. */
+  name: string;
   size: number;
 }
 
@@ -57,7 +65,7 @@ export interface ForeignOptions {
  */
 export async function revealForeign(file: string, format: ImageFormat, passphrase: string, dir: string, opts: ForeignOptions): Promise<ForeignFind | undefined> {
   // outguess picks its reader by the file's extension: every tool gets the picture under one
-  const picture = path.join(dir, `picture.${format === 'jpeg' ? 'jpg' : format}`);
+  const picture = path.join(dir, `picture.${extension(format)}`);
   await symlink(file, picture);
   for (const tool of FOREIGN_TOOLS[format] ?? []) {
     const work = path.join(dir, tool);
@@ -74,7 +82,7 @@ export async function revealForeign(file: string, format: ImageFormat, passphras
 
 type Ask = (file: string, format: ImageFormat, passphrase: string, work: string, opts: ForeignOptions) => Promise<ForeignFind | undefined>;
 
-const tool = (opts: ForeignOptions, cwd: string) => ({ signal: opts.signal, timeoutMs: opts.timeoutMs, memoryLimit: opts.memoryLimit, cwd, maxStdout: 1 << 20 });
+const toolOptions = (opts: ForeignOptions, cwd: string) => ({ signal: opts.signal, timeoutMs: opts.timeoutMs, memoryLimit: opts.memoryLimit, cwd, maxStdout: 1 << 20 });
 
 /** A regular file's size, or undefined when there is none at that path. */
 async function sizeOf(p: string): Promise<number | undefined> {
@@ -87,18 +95,18 @@ const ASK: Record<ForeignTool, Ask> = {
     // `info` says the stored name and refuses a wrong passphrase; -p is the only way steghide
     // takes one without a terminal (the service's processes are hidden from other users:
     // ProtectProc=invisible, and a container's own PID namespace)
-    const info = await runTool('steghide', ['info', file, '-p', passphrase], tool(opts, work));
+    const info = await runTool('steghide', ['info', file, '-p', passphrase], toolOptions(opts, work));
     const named = /embedded file "([^"\n]{1,255})":/.exec(info.stdout.toString('utf8'));
     if (info.code !== 0 || !named) return undefined;
     const out = path.join(work, 'found');
-    const r = await runTool('steghide', ['extract', '-sf', file, '-p', passphrase, '-xf', out, '-f', '-q'], tool(opts, work));
+    const r = await runTool('steghide', ['extract', '-sf', file, '-p', passphrase, '-xf', out, '-f', '-q'], toolOptions(opts, work));
     const size = r.code === 0 ? await sizeOf(out) : undefined;
     return size === undefined ? undefined : { tool: 'steghide', path: out, name: named[1], size };
   },
 
   async outguess(file, _format, passphrase, work, opts) {
     const out = path.join(work, 'found');
-    const r = await runTool('outguess', ['-k', passphrase, '-r', file, out], tool(opts, work));
+    const r = await runTool('outguess', ['-k', passphrase, '-r', file, out], toolOptions(opts, work));
     const size = r.code === 0 ? await sizeOf(out) : undefined;
     if (!size) return undefined;
     const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
@@ -108,7 +116,9 @@ const ASK: Record<ForeignTool, Ask> = {
     } finally {
       await fh.close();
     }
-    return readsAsAFile(head) ? { tool: 'outguess', path: out, name: undefined, size } : undefined;
+    if (!readsAsAFile(head)) return undefined;
+    const kind = sniff(head);
+    return { tool: 'outguess', path: out, name: `revealed.${kind && 'format' in kind ? extension(kind.format) : 'txt'}`, size };
   },
 
   async stegosuite(file, format, passphrase, work, opts) {
@@ -146,7 +156,7 @@ const ASK: Record<ForeignTool, Ask> = {
         `--keyfile=${key}`,
         picture,
       ],
-      tool(opts, work),
+      toolOptions(opts, work),
     );
     if (r.code !== 0) return undefined;
     const said = r.stdout.toString('utf8');

@@ -1,6 +1,7 @@
 // A finished analysis as clients read it: one item per file (REST, MCP, v1 and the web report).
 import type { JobResults } from '../../domain/job-results.ts';
 import type { JobRow } from '../../domain/ports.ts';
+import { iso } from '../../http/api/results.ts';
 import { urlFor, type Ctx } from '../../http/context.ts';
 import type { AnalyseReport } from './runner.ts';
 
@@ -50,7 +51,7 @@ export async function analyseResult(ctx: Ctx, results: JobResults, job: JobRow):
     job_uid: job.id,
     status: job.state,
     message: job.progressMessage,
-    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    expires_at: iso(job.expiresAt),
     files: await analyseItems(ctx, results, job),
   };
 }

@@ -3,7 +3,7 @@
 import type { JobResults } from '../../domain/job-results.ts';
 import type { JobRow } from '../../domain/ports.ts';
 import type { Ctx } from '../../http/context.ts';
-import { resultFile } from '../../http/api/results.ts';
+import { iso, resultFile } from '../../http/api/results.ts';
 import type { ConvertReport } from './runner.ts';
 
 export const CONVERT_DOWNLOAD = '/api/convert/download';
@@ -13,7 +13,7 @@ export async function convertResults(ctx: Ctx, results: JobResults, job: JobRow)
   return {
     job_uid: job.id,
     status: job.state,
-    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    expires_at: iso(job.expiresAt),
     result_files: assets.map((a) => resultFile(ctx, a, CONVERT_DOWNLOAD)),
     failed_files: (report.failures ?? []).map((f) => ({ name: f.name, error: f.error, message: f.message })),
   };

@@ -1,6 +1,6 @@
 import { STEGO_IMAGE_FORMATS } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS } from '../../media/stego/video.ts';
-import { FOREIGN_TOOLS } from '../../media/stego/foreign.ts';
+import { FOREIGN_TOOLS, FOREIGN_TOOL_NAMES } from '../../media/stego/foreign.ts';
 import type { ProductCard } from '../card.ts';
 import { STEGO_DOWNLOAD, stegoResults } from './results.ts';
 
@@ -41,7 +41,5 @@ export const revealCard: ProductCard = {
   rest: rest('reveal'),
   results: stegoResults,
   // what other tools hid is read too, by their own programs (media/stego/foreign.ts)
-  capabilities: () => ({ also_reads: Object.fromEntries(TOOLS.map((t) => [t, Object.entries(FOREIGN_TOOLS).flatMap(([f, by]) => (by.includes(t) ? [f] : []))])) }),
+  capabilities: () => ({ also_reads: Object.fromEntries(FOREIGN_TOOL_NAMES.map((t) => [t, Object.entries(FOREIGN_TOOLS).flatMap(([f, by]) => (by.includes(t) ? [f] : []))])) }),
 };
-
-const TOOLS = ['steghide', 'outguess', 'stegosuite'] as const;

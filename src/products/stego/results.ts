@@ -3,7 +3,7 @@
 import type { JobResults } from '../../domain/job-results.ts';
 import type { JobRow } from '../../domain/ports.ts';
 import type { Ctx } from '../../http/context.ts';
-import { resultFile } from '../../http/api/results.ts';
+import { iso, resultFile } from '../../http/api/results.ts';
 import type { RevealReport } from './runner.ts';
 
 export const STEGO_DOWNLOAD = '/api/job/download';
@@ -16,7 +16,7 @@ export async function stegoResults(ctx: Ctx, results: JobResults, job: JobRow): 
     job_type: job.product,
     status: job.state,
     message: job.progressMessage,
-    expires_at: job.expiresAt === null ? null : new Date(job.expiresAt).toISOString(),
+    expires_at: iso(job.expiresAt),
     // a reveal that found something says what hid it
     ...(report.hidden_with ? { hidden_with: report.hidden_with } : {}),
     result_files: assets.map((a) => resultFile(ctx, a, STEGO_DOWNLOAD)),

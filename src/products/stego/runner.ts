@@ -20,7 +20,7 @@ import { fromScratch, toScratch } from '../../domain/scratch-io.ts';
 import type { AdmitContext, JobContext, Runner, RunOutcome } from '../../domain/jobs.ts';
 import { outputName } from '../../domain/output-name.ts';
 import { safeName, type Uploads } from '../../domain/uploads.ts';
-import { FOREIGN_TOOLS, readsAsAFile, revealForeign, type ForeignTool } from '../../media/stego/foreign.ts';
+import { FOREIGN_TOOLS, revealForeign, type ForeignFind, type HiddenWith } from '../../media/stego/foreign.ts';
 import { DEFAULT_LIMITS } from '../../media/limits.ts';
 import type { ImageFormat } from '../../media/sniff.ts';
 import type { HideStart, RevealOptions } from './start.ts';
@@ -277,9 +277,6 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
   };
 }
 
-/** Which program hid what a reveal found: this service, or one of the three it also reads. */
-export type HiddenWith = 'obscura' | ForeignTool;
-
 /** What a reveal keeps for its results. */
 export interface RevealReport {
   hidden_with: HiddenWith;
@@ -290,7 +287,7 @@ export interface RevealReport {
  * once the picture is within the limits (probed on the engine, as every file is): a format
  * none of them writes, or nothing under this passphrase, is undefined.
  */
-async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, input: string, passphrase: string, dir: string): Promise<{ path: string; name: string; tool: ForeignTool } | undefined> {
+async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, input: string, passphrase: string, dir: string): Promise<ForeignFind | undefined> {
   const kind = sniff(await firstBytes(input));
   const format = kind && 'format' in kind && kind.kind === 'image' ? (kind.format as ImageFormat) : undefined;
   if (!format || !FOREIGN_TOOLS[format]) return undefined;
@@ -302,27 +299,17 @@ async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, i
   }
   const work = path.join(dir, 'others');
   await mkdir(work, { mode: 0o700 });
-  const found = await revealForeign(input, format, passphrase, work, {
+  return revealForeign(input, format, passphrase, work, {
     signal: ctx.signal,
     timeoutMs: limits.revealToolTimeoutMs ?? DEFAULT_LIMITS.revealToolTimeoutMs!,
     // the JVM maps about 1 GiB before its first byte of heap: less than that, stegosuite cannot start
     memoryLimit: Math.max(limits.memoryPerJob?.bytes ?? FOREIGN_MEMORY, FOREIGN_MEMORY),
     maxBytes: limits.maxRevealBytes ?? DEFAULT_LIMITS.maxRevealBytes!,
   });
-  if (!found) return undefined;
-  const name = found.name ?? `revealed.${extensionOf(await firstBytes(found.path))}`;
-  return { path: found.path, name, tool: found.tool };
 }
 
 /** Address space each of the other tools may map. */
 const FOREIGN_MEMORY = 1536 * 1024 * 1024;
-
-/** A file's extension from its first bytes, for a find its tool kept no name for. */
-function extensionOf(head: Buffer): string {
-  const kind = sniff(head);
-  if (kind && 'format' in kind) return kind.format === 'jpeg' ? 'jpg' : String(kind.format);
-  return readsAsAFile(head) ? 'txt' : 'bin';
-}
 
 async function firstBytes(file: string): Promise<Buffer> {
   const { open } = await import('node:fs/promises');
