@@ -32,6 +32,9 @@ class FakeEngine implements MediaEngine {
     if (!handler) throw new EngineError('engine_failed', `no fake for ${task.engine}`);
     return handler(task.args, opts);
   }
+  async reserve(): Promise<{ release(): void }> {
+    return { release() {} };
+  }
 }
 
 const CONVERTED = Buffer.from('the fake engine converted this');

@@ -88,13 +88,14 @@ test('the reveal says what else it reads: get_capabilities, the start tool, the 
   const mcp = await mcpClient(svc.url.clearnet, key);
   const caps = (await mcp.call('get_capabilities')).structuredContent;
   t.deepEqual(caps.reveal.also_reads, { steghide: ['jpeg', 'bmp'], outguess: ['jpeg'], stegosuite: ['bmp', 'png'] });
+  t.is(caps.limits.stegosuite_max_pixels, 4_000_000);
   const { tools } = await mcp.client.listTools();
   t.regex(tools.find((x) => x.name === 'start_reveal_job')!.description!, /steghide \(JPEG, BMP\), outguess \(JPEG\) or stegosuite \(PNG, BMP\)/);
   const doc = (await svc.api('GET', '/openapi.json', key)).body;
   t.deepEqual(doc.components.schemas.StegoResults.properties.hidden_with.enum, ['obscura', 'steghide', 'outguess', 'stegosuite']);
   await mcp.close();
-  const form = productFormView('reveal', { csrf: 'x', values: {}, limits: { fileMaxBytes: 1 << 30, sessionMaxFiles: 20, expiryMax: '7d', imageFormats: [], videoFormats: [], stegoImageFormats: [], stegoVideoFormats: [], fits: [] } }).toString();
-  t.regex(form, /<p class="hint">Also a JPEG hidden with steghide or outguess, or a PNG or BMP hidden with stegosuite/);
+  const form = productFormView('reveal', { csrf: 'x', values: {}, limits: { fileMaxBytes: 1 << 30, sessionMaxFiles: 20, expiryMax: '7d', imageFormats: [], videoFormats: [], stegoImageFormats: [], stegoVideoFormats: [], stegosuiteMaxPixels: 4_000_000, fits: [] } }).toString();
+  t.regex(form, /<p class="hint">Also a JPEG hidden with steghide or outguess, or a PNG or BMP of up to 4 megapixels hidden with stegosuite/);
 });
 
 test("a wrong passphrase is nothing_found for every tool's file, as for this service's own; a picture with nothing hidden is the same", async (t) => {
@@ -136,4 +137,28 @@ test('outguess noise is never taken for a file: what a wrong key writes reads as
   t.true(readsAsAFile(Buffer.from('Привет, это сообщение.\n', 'utf8')));
   // a multi-byte character cut by the 4 KiB head is not a reason to refuse
   t.true(readsAsAFile(Buffer.from('é'.repeat(3000), 'utf8').subarray(0, 4095)));
+});
+
+test("stegosuite is not given a picture over OBSCURA_STEGOSUITE_MAX_PIXELS; under it, it runs in a small memory share", async (t) => {
+  const files = await made();
+  // 640 x 480 is 307,200 pixels: one less and stegosuite is not asked; steghide still is for a BMP
+  const small = await startService({ OBSCURA_STEGOSUITE_MAX_PIXELS: '307199' });
+  t.teardown(() => small.close());
+  const a = await small.account();
+  for (const [what, name, bytes] of [['stegosuite PNG', 'sent.png', files.stegosuitePng], ['stegosuite BMP', 'sent.bmp', files.stegosuiteBmp]] as const) {
+    const r = await revealFile(small, a.key, name, bytes, PASS);
+    t.is(r.done.error, 'nothing_found', what);
+    t.is(r.done.progress_message, NOTHING, what);
+  }
+  t.is((await revealFile(small, a.key, 'sent.bmp', files.steghideBmp, PASS)).results.hidden_with, 'steghide');
+
+  // the JVM's heap is sized by the picture (about 100 bytes a pixel): 0.3 MP fits a job share of
+  // 320 MiB (a reveal of this service's own needs 271 MiB of it), held under the budget
+  const tight = await startService({ OBSCURA_MEDIA_MEMORY_PER_JOB: '320MiB' });
+  t.teardown(() => tight.close());
+  const b = await tight.account();
+  const r = await revealFile(tight, b.key, 'sent.png', files.stegosuitePng, PASS);
+  t.is(r.done.status, 'completed', r.done.progress_message);
+  t.is(r.results.hidden_with, 'stegosuite');
+  t.is(sha256(r.files[0].bytes), sha256(NOTE));
 });

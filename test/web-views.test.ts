@@ -37,6 +37,7 @@ const LIMITS: FormLimits = {
   videoFormats: ['mp4h264', 'mp4h265', 'webm', 'mkv', 'mov'],
   stegoImageFormats: ['png', 'webp', 'tiff'],
   stegoVideoFormats: ['mkv', 'avi'],
+  stegosuiteMaxPixels: 4_000_000,
   fits: ['inside', 'cover', 'contain', 'fill', 'outside'],
 };
 

@@ -198,6 +198,10 @@ export const SETTINGS = {
     parse: timer.refine((ms) => ms >= 1000, 'must be at least 1s'), default: '2m', at: 'media.revealToolTimeoutMs',
     doc: "time each of steghide, outguess and stegosuite may take when a reveal asks them for a file another tool hid (at least `1s`); one over it is stopped and the reveal goes on to the next, or answers `nothing_found`",
   }),
+  OBSCURA_STEGOSUITE_MAX_PIXELS: setting({
+    parse: int(0, 1_000_000_000), default: '4000000', at: 'media.stegosuiteMaxPixels',
+    doc: "largest PNG or BMP a reveal gives to stegosuite (`0`: none): its extraction time grows faster than the pixels (3 s for 0.75 MP, 15 s for 3 MP, 220 s for 12 MP on two cores, a wrong passphrase alike), and its JVM holds about 100 bytes a pixel, so a larger picture would cost every mistyped passphrase minutes. Larger pictures are still read by this service and, for BMP, steghide",
+  }),
   OBSCURA_CONVERT_CPU_BUDGET: setting({
     parse: timer.refine((ms) => ms >= 1000, 'must be at least 1s'), default: '10m', at: 'convert.cpuBudgetMs',
     doc: "CPU time one file's conversion may use (at least `1s`); a file over it fails with `cpu_budget_exceeded`. 1080p costs about 1 CPU-second per second of video in H.264 and 1.5 in H.265 here",

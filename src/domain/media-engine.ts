@@ -19,6 +19,11 @@ export interface EngineRunOptions {
 export interface MediaEngine {
   /** Runs one task (an engine name and its args); resolves with that task's result, or rejects with an EngineError. */
   run<E extends EngineName>(task: Task<E>, opts?: EngineRunOptions): Promise<TaskResult<E>>;
+  /**
+   * Holds `bytes` of the instance's media memory for work a runner does itself (a program it
+   * runs with a passphrase that must not leave its thread), waiting for room as a task does.
+   */
+  reserve(bytes: number, signal?: AbortSignal): Promise<{ release(): void }>;
 }
 
 /** A task that failed: its code (media/errors.ts, or the pool's own) and a message fit for the user. */

@@ -16,6 +16,8 @@ export interface MediaLimits {
   maxRevealFiles?: number;
   /** Time each of steghide, outguess and stegosuite may take in a reveal (OBSCURA_REVEAL_TOOL_TIMEOUT). */
   revealToolTimeoutMs?: number;
+  /** Largest picture a reveal gives to stegosuite (OBSCURA_STEGOSUITE_MAX_PIXELS). */
+  stegosuiteMaxPixels?: number;
   /** Memory one job may reserve (media/memory.ts): the smaller of OBSCURA_MEDIA_MEMORY_PER_JOB and OBSCURA_MEDIA_MEMORY_BUDGET. Absent: no cap. */
   memoryPerJob?: { bytes: number; setting: string };
 }
@@ -29,4 +31,5 @@ export const DEFAULT_LIMITS: MediaLimits = Object.freeze({
   maxRevealBytes: 512 * 1024 * 1024,
   maxRevealFiles: 20,
   revealToolTimeoutMs: 120_000,
+  stegosuiteMaxPixels: 4_000_000,
 });

@@ -72,6 +72,11 @@ export class WorkerPool implements MediaEngine {
     this.#memory = new MemoryBudget(opts.memoryBudget ?? Infinity);
   }
 
+  /** Memory held for a runner's own work, under the same budget as the tasks (MediaEngine.reserve). */
+  reserve(bytes: number, signal?: AbortSignal): Promise<{ release(): void }> {
+    return this.#memory.reserve(bytes, signal);
+  }
+
   /** Memory the running tasks hold, and the budget. */
   get memory(): { held: number; total: number } {
     return { held: this.#memory.held, total: this.#memory.total };

@@ -42,6 +42,7 @@ export function capabilities(deps: McpDeps): Record<string, unknown> {
       max_video_duration_seconds: media.maxDurationS,
       max_video_resolution: `${media.maxVideoWidth}x${media.maxVideoHeight}`,
       max_reveal_bytes: media.maxRevealBytes,
+      stegosuite_max_pixels: media.stegosuiteMaxPixels,
       per_account: {
         requests_per_minute: abuse.requestsPerMinute,
         job_starts_per_hour: abuse.jobsPerHour,

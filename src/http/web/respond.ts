@@ -49,6 +49,7 @@ export function render(ctx: Ctx, chrome: Omit<Chrome, 'signedIn' | 'csrf' | 'wor
 const WITH_LIMIT: Partial<Record<ErrorCode, { key: MessageKey; values: Record<string, { detail: string; bytes?: true }> }>> = {
   file_too_large: { key: 'errorWith.file_too_large', values: { size: { detail: 'max_upload_bytes', bytes: true } } },
   secret_too_large: { key: 'errorWith.secret_too_large', values: { needed: { detail: 'needed_bytes', bytes: true }, capacity: { detail: 'capacity_bytes', bytes: true } } },
+  decoy_too_small: { key: 'errorWith.decoy_too_small', values: { decoy: { detail: 'decoy_bytes', bytes: true }, secret: { detail: 'secret_bytes', bytes: true } } },
   rate_limited: { key: 'errorWith.rate_limited', values: { s: { detail: 'retry_after' } } },
 };
 

@@ -27,6 +27,7 @@ import { languagePages, webLanguage } from './language.ts';
 import { productPages } from './product-pages.ts';
 import { webErrors } from './respond.ts';
 import { webVisitor } from './visitor.ts';
+import { DEFAULT_LIMITS } from '../../media/limits.ts';
 
 export interface WebDeps {
   config: Config;
@@ -92,6 +93,7 @@ export function webRoutes(d: WebDeps): Router<AppState> {
         videoFormats: VIDEO_TARGETS,
         stegoImageFormats: STEGO_IMAGE_FORMATS,
         stegoVideoFormats: STEGO_VIDEO_FORMATS,
+        stegosuiteMaxPixels: d.config.media.stegosuiteMaxPixels ?? DEFAULT_LIMITS.stegosuiteMaxPixels!,
         fits: FITS,
       },
     }),

@@ -198,7 +198,7 @@ export const en = {
   'form.hide.output.hint': 'Lossless only: {image} for an image cover, {video} for a video cover.',
   'form.reveal.file': 'File to reveal from',
   'form.reveal.file.hint': 'The file made with Hide, exactly as it was downloaded, up to {size}.',
-  'form.reveal.others': 'Also a JPEG hidden with steghide or outguess, or a PNG or BMP hidden with stegosuite, with the passphrase it was sent with.',
+  'form.reveal.others': 'Also a JPEG hidden with steghide or outguess, or a PNG or BMP of up to {mp, number} megapixels hidden with stegosuite, with the passphrase it was sent with.',
   'form.analyse.files': 'Files to analyse',
   'form.analyse.depth': 'Forensic depth',
   'form.analyse.depth.standard': 'Standard',
@@ -503,6 +503,9 @@ export const en = {
   'error.nothing_found': 'No hidden content could be recovered with this passphrase.',
   'error.invalid_option': 'An option of the form is not valid; check your choices and send it again.',
   'error.secret_too_large': 'The files to hide do not fit in this cover: use a larger cover, or fewer or smaller files.',
+  'error.decoy_too_small': 'The decoy is smaller than the files to hide, and its size would give them away: add to the decoy files.',
+  'error.decoy_same_password': 'The decoy passphrase is the same as the secret\'s: choose two different passphrases.',
+  'error.decoy_incomplete': 'A decoy is its files and its own passphrase: give both, or neither.',
   'error.unsupported_media': 'This kind of file cannot be used here: images and videos only.',
   'error.session_expired': 'The upload session expired before the job could run; start again.',
   'error.inputs_gone': 'A file of the session is no longer there; start again.',
@@ -516,6 +519,7 @@ export const en = {
   // the same errors when they carry their limit (sizes in the page's digits)
   'errorWith.file_too_large': 'Too large: at most {size} can be uploaded at once; nothing was stored.',
   'errorWith.secret_too_large': 'The files to hide do not fit: they need {needed} and this cover holds at most {capacity}. Use a larger cover, or fewer or smaller files.',
+  'errorWith.decoy_too_small': 'The decoy comes to {decoy} and the files to hide to {secret}, as they would be hidden (text compresses, photos do not): a smaller decoy would give the secret away by its size. Add to the decoy files.',
   'errorWith.rate_limited': 'Too many attempts in a short time; try again in {s, plural, one {# second} other {# seconds}}.',
   'errorWith.rate_limited.otherWays': 'Too many password sign-ins for this address failed, so its password is not checked for now. Sign in with one of your API keys, or have a sign-in link mailed to you; or try again in {s, plural, one {# second} other {# seconds}}.',
 

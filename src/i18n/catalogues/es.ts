@@ -228,7 +228,7 @@ export const es: Catalogue = {
   'form.hide.output.hint': 'Solo sin pérdida: {image} para un portador de imagen, {video} para uno de video.',
   'form.reveal.file': 'Archivo del que revelar',
   'form.reveal.file.hint': 'El archivo creado con Ocultar, exactamente como se descargó, de hasta {size}.',
-  'form.reveal.others': 'También un JPEG ocultado con steghide u outguess, o un PNG o BMP ocultado con stegosuite, con la frase de contraseña que lo acompañaba.',
+  'form.reveal.others': 'También un JPEG ocultado con steghide u outguess, o un PNG o BMP de hasta {mp, number} megapíxeles ocultado con stegosuite, con la frase de contraseña que lo acompañaba.',
   'form.analyse.files': 'Archivos que analizar',
   'form.analyse.depth': 'Profundidad forense',
   'form.analyse.depth.standard': 'Estándar',
@@ -532,6 +532,9 @@ export const es: Catalogue = {
   'error.nothing_found': 'No se pudo recuperar ningún contenido oculto con esta frase de contraseña.',
   'error.invalid_option': 'Una opción del formulario no es válida; revise lo que eligió y vuelva a enviarlo.',
   'error.secret_too_large': 'Los archivos que ocultar no caben en este portador: use un portador más grande, o menos archivos o más pequeños.',
+  'error.decoy_too_small': 'El señuelo es más pequeño que los archivos que ocultar, y su tamaño los delataría: añada archivos señuelo.',
+  'error.decoy_same_password': 'La frase del señuelo es la misma que la del secreto: elija dos frases de contraseña distintas.',
+  'error.decoy_incomplete': 'Un señuelo son sus archivos y su propia frase de contraseña: dé ambos, o ninguno.',
   'error.unsupported_media': 'Este tipo de archivo no se puede usar aquí: solo imágenes y videos.',
   'error.session_expired': 'La sesión de subida caducó antes de que la tarea pudiera ejecutarse; empiece de nuevo.',
   'error.inputs_gone': 'Un archivo de la sesión ya no está; empiece de nuevo.',
@@ -545,6 +548,7 @@ export const es: Catalogue = {
   // the same errors, with their limit
   'errorWith.file_too_large': 'Demasiado grande: se pueden subir como máximo {size} de una vez; no se guardó nada.',
   'errorWith.secret_too_large': 'Los archivos que ocultar no caben: necesitan {needed} y este portador admite como máximo {capacity}. Use un portador más grande, o menos archivos o más pequeños.',
+  'errorWith.decoy_too_small': 'El señuelo ocupa {decoy} y los archivos que ocultar {secret}, tal como se ocultarían (el texto se comprime, las fotos no): un señuelo más pequeño delataría el secreto por su tamaño. Añada archivos señuelo.',
   'errorWith.rate_limited': 'Demasiados intentos en poco tiempo; vuelva a intentarlo dentro de {s, plural, one {# segundo} other {# segundos}}.',
   'errorWith.rate_limited.otherWays': 'Fallaron demasiados inicios de sesión con contraseña para esta dirección, así que por ahora su contraseña no se comprueba. Inicie sesión con una de sus claves de API o pida que se le envíe por correo un enlace de inicio de sesión; o vuelva a intentarlo dentro de {s, plural, one {# segundo} other {# segundos}}.',
 

@@ -234,7 +234,7 @@ export const fr: Catalogue = {
   'form.hide.output.hint': 'Sans perte uniquement : {image} pour une couverture image, {video} pour une couverture vidéo.',
   'form.reveal.file': 'Fichier dont extraire les fichiers cachés',
   'form.reveal.file.hint': 'Le fichier créé avec « Cacher », exactement tel qu’il a été téléchargé, jusqu’à {size}.',
-  'form.reveal.others': 'Aussi un JPEG caché avec steghide ou outguess, ou un PNG ou BMP caché avec stegosuite, avec la phrase secrète envoyée avec lui.',
+  'form.reveal.others': 'Aussi un JPEG caché avec steghide ou outguess, ou un PNG ou BMP d’au plus {mp, number} mégapixels caché avec stegosuite, avec la phrase secrète envoyée avec lui.',
   'form.analyse.files': 'Fichiers à analyser',
   'form.analyse.depth': 'Profondeur de l’analyse forensique',
   'form.analyse.depth.standard': 'Standard',
@@ -538,6 +538,9 @@ export const fr: Catalogue = {
   'error.nothing_found': 'Aucun contenu caché n’a pu être récupéré avec cette phrase secrète.',
   'error.invalid_option': 'Une option du formulaire n’est pas valide ; vérifiez vos choix et renvoyez-le.',
   'error.secret_too_large': 'Les fichiers à cacher ne tiennent pas dans cette couverture : utilisez une couverture plus grande, ou des fichiers moins nombreux ou plus petits.',
+  'error.decoy_too_small': 'Le leurre est plus petit que les fichiers à cacher, et sa taille les trahirait : ajoutez des fichiers leurres.',
+  'error.decoy_same_password': 'La phrase du leurre est celle du secret : choisissez deux phrases secrètes différentes.',
+  'error.decoy_incomplete': 'Un leurre, ce sont ses fichiers et sa propre phrase secrète : donnez les deux, ou aucun.',
   'error.unsupported_media': 'Ce type de fichier ne peut pas être utilisé ici : images et vidéos uniquement.',
   'error.session_expired': 'La session d’envoi a expiré avant que la tâche puisse s’exécuter ; recommencez.',
   'error.inputs_gone': 'Un fichier de la session n’est plus là ; recommencez.',
@@ -551,6 +554,7 @@ export const fr: Catalogue = {
   // the same errors, with their limit
   'errorWith.file_too_large': 'Trop volumineux : {size} au plus peuvent être envoyés à la fois ; rien n’a été enregistré.',
   'errorWith.secret_too_large': 'Les fichiers à cacher ne tiennent pas : il leur faut {needed} et cette couverture contient au plus {capacity}. Utilisez une couverture plus grande, ou des fichiers moins nombreux ou plus petits.',
+  'errorWith.decoy_too_small': 'Le leurre fait {decoy} et les fichiers à cacher {secret}, tels qu’ils seraient cachés (le texte se compresse, les photos non) : un leurre plus petit trahirait le secret par sa taille. Ajoutez des fichiers leurres.',
   'errorWith.rate_limited': 'Trop de tentatives en peu de temps ; réessayez dans {s, plural, one {# seconde} other {# secondes}}.',
   'errorWith.rate_limited.otherWays': 'Trop de connexions par mot de passe ont échoué pour cette adresse : son mot de passe n’est plus vérifié pour l’instant. Connectez-vous avec l’une de vos clés d’API, ou faites-vous envoyer un lien de connexion par e-mail ; ou réessayez dans {s, plural, one {# seconde} other {# secondes}}.',
 

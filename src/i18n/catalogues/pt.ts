@@ -211,7 +211,7 @@ export const pt: Catalogue = {
   'form.hide.output.hint': 'Somente sem perdas: {image} para uma cobertura de imagem, {video} para uma cobertura de vídeo.',
   'form.reveal.file': 'Arquivo do qual revelar',
   'form.reveal.file.hint': 'O arquivo feito com a função Ocultar, exatamente como foi baixado, com até {size}.',
-  'form.reveal.others': 'Também um JPEG ocultado com steghide ou outguess, ou um PNG ou BMP ocultado com stegosuite, com a frase secreta enviada com ele.',
+  'form.reveal.others': 'Também um JPEG ocultado com steghide ou outguess, ou um PNG ou BMP de até {mp, number} megapixels ocultado com stegosuite, com a frase secreta enviada com ele.',
   'form.analyse.files': 'Arquivos a analisar',
   'form.analyse.depth': 'Profundidade forense',
   'form.analyse.depth.standard': 'Padrão',
@@ -514,6 +514,9 @@ export const pt: Catalogue = {
   'error.nothing_found': 'Nenhum conteúdo oculto pôde ser recuperado com esta frase secreta.',
   'error.invalid_option': 'Uma opção do formulário não é válida; confira suas escolhas e envie de novo.',
   'error.secret_too_large': 'Os arquivos a ocultar não cabem nesta cobertura: use uma cobertura maior, ou menos arquivos ou arquivos menores.',
+  'error.decoy_too_small': 'A isca é menor que os arquivos a ocultar, e o seu tamanho os denunciaria: acrescente arquivos isca.',
+  'error.decoy_same_password': 'A frase da isca é a mesma do segredo: escolha duas frases secretas diferentes.',
+  'error.decoy_incomplete': 'Uma isca são os seus arquivos e a sua própria frase secreta: dê os dois, ou nenhum.',
   'error.unsupported_media': 'Este tipo de arquivo não pode ser usado aqui: apenas imagens e vídeos.',
   'error.session_expired': 'A sessão de envio expirou antes que a tarefa pudesse rodar; comece de novo.',
   'error.inputs_gone': 'Um arquivo da sessão não está mais lá; comece de novo.',
@@ -527,6 +530,7 @@ export const pt: Catalogue = {
   // the same errors, with their limit
   'errorWith.file_too_large': 'Grande demais: no máximo {size} podem ser enviados de uma vez; nada foi guardado.',
   'errorWith.secret_too_large': 'Os arquivos a ocultar não cabem: precisam de {needed} e esta cobertura comporta no máximo {capacity}. Use uma cobertura maior, ou menos arquivos ou arquivos menores.',
+  'errorWith.decoy_too_small': 'A isca soma {decoy} e os arquivos a ocultar {secret}, tal como seriam ocultados (texto se comprime, fotos não): uma isca menor denunciaria o segredo pelo tamanho. Acrescente arquivos isca.',
   'errorWith.rate_limited': 'Tentativas demais em pouco tempo; tente de novo daqui a {s, plural, one {# segundo} other {# segundos}}.',
   'errorWith.rate_limited.otherWays': 'Muitas tentativas de entrar com senha neste endereço falharam, então a senha dele não está sendo verificada por enquanto. Entre com uma das suas chaves de API ou peça um link de acesso por e-mail; ou tente de novo daqui a {s, plural, one {# segundo} other {# segundos}}.',
 

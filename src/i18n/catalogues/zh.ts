@@ -209,7 +209,7 @@ export const zh: Catalogue = {
   'form.hide.output.hint': '仅限无损格式：图片载体用 {image}，视频载体用 {video}。',
   'form.reveal.file': '要从中提取的文件',
   'form.reveal.file.hint': '用“隐藏”功能生成的文件，须与下载时完全一致，最大 {size}。',
-  'form.reveal.others': '也可以是用 steghide 或 outguess 隐藏内容的 JPEG，或用 stegosuite 隐藏内容的 PNG 或 BMP，使用随附的口令。',
+  'form.reveal.others': '也可以是用 steghide 或 outguess 隐藏内容的 JPEG，或用 stegosuite 隐藏内容、不超过 {mp, number} 百万像素的 PNG 或 BMP，使用随附的口令。',
   'form.analyse.files': '要分析的文件',
   'form.analyse.depth': '取证深度',
   'form.analyse.depth.standard': '标准',
@@ -513,6 +513,9 @@ export const zh: Catalogue = {
   'error.nothing_found': '使用此密码短语未能提取任何隐藏内容。',
   'error.invalid_option': '表单中的某个选项无效；请检查您的选择后重新提交。',
   'error.secret_too_large': '要隐藏的文件放不进这个载体：请使用更大的载体，或更少、更小的文件。',
+  'error.decoy_too_small': '诱饵比要隐藏的文件小，其大小会暴露它们：请添加诱饵文件。',
+  'error.decoy_same_password': '诱饵口令与秘密的口令相同：请选择两个不同的口令。',
+  'error.decoy_incomplete': '诱饵由它的文件和它自己的口令组成：两者都给，或都不给。',
   'error.unsupported_media': '此处不能使用这种文件：仅限图片和视频。',
   'error.session_expired': '上传会话在任务运行前已过期；请重新开始。',
   'error.inputs_gone': '会话中的某个文件已不存在；请重新开始。',
@@ -526,6 +529,7 @@ export const zh: Catalogue = {
   // the same errors, with their limit
   'errorWith.file_too_large': '太大：一次最多只能上传 {size}；没有保存任何内容。',
   'errorWith.secret_too_large': '要隐藏的文件放不进：它们需要 {needed}，而这个载体最多只能容纳 {capacity}。请使用更大的载体，或更少、更小的文件。',
+  'errorWith.decoy_too_small': '按隐藏时的方式计算（文本会被压缩，照片不会），诱饵为 {decoy}，要隐藏的文件为 {secret}：更小的诱饵会因其大小暴露秘密。请添加诱饵文件。',
   'errorWith.rate_limited': '短时间内尝试次数过多；请在 {s, plural, other {# 秒}}后重试。',
   'errorWith.rate_limited.otherWays': '此地址的密码登录失败次数过多，因此暂时不再验证其密码。请使用您的某个 API 密钥登录，或通过邮件获取登录链接；也可以在 {s, plural, other {# 秒}}后重试。',
 

@@ -1,6 +1,9 @@
 // The plaintext inside the encrypted stream: the secret files with their names, each
 // deflated when that makes it smaller.
-import { deflateRawSync } from 'node:zlib';
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { createDeflateRaw, deflateRawSync } from 'node:zlib';
 
 export interface Secret {
   name: string;
@@ -22,7 +25,7 @@ export function pack(secrets: Secret[]): Buffer {
   for (const s of secrets) {
     const name = Buffer.from(s.name, 'utf8');
     const raw = Buffer.from(s.data.buffer, s.data.byteOffset, s.data.byteLength);
-    const z = compressible(raw) ? deflateRawSync(raw, { level: 6 }) : raw;
+    const z = compressible(raw) ? deflateRawSync(raw, { level: DEFLATE_LEVEL }) : raw;
     const deflated = z !== raw && z.length < raw.length;
     const body = deflated ? z : raw;
     parts.push(u16(name.length), name, Buffer.from([deflated ? FLAG_DEFLATE : 0]), u32(raw.length), u32(body.length), body);
@@ -30,13 +33,45 @@ export function pack(secrets: Secret[]): Buffer {
   return Buffer.concat(parts);
 }
 
+const DEFLATE_LEVEL = 6;
+
+/**
+ * The length pack() gives these files, from files on disk, read as a stream and deflated off the
+ * event loop (zlib on libuv's pool): what a start can learn of a hide's size before its job runs.
+ */
+export async function packedSize(files: { name: string; path: string }[]): Promise<number> {
+  let total = CONTAINER_OVERHEAD;
+  for (const f of files) {
+    const { size } = await stat(f.path);
+    let body = size;
+    if (size > 64) {
+      const fh = await open(f.path, 'r');
+      const head = Buffer.alloc(Math.min(size, PROBE_BYTES));
+      try {
+        await fh.read(head, 0, head.length, 0);
+      } finally {
+        await fh.close();
+      }
+      if (compressible(head, size)) {
+        let z = 0;
+        const deflate = createDeflateRaw({ level: DEFLATE_LEVEL });
+        deflate.on('data', (c: Buffer) => (z += c.length));
+        await pipeline(createReadStream(f.path), deflate);
+        body = Math.min(z, size);
+      }
+    }
+    total += fileOverhead(f.name) + body;
+  }
+  return total;
+}
+
 /**
  * Whether deflating is worth trying: most secrets worth hiding (photos, videos, archives, PDFs)
  * are compressed already, and deflating 1 MB of them for nothing took 50 ms. A quick level-1
  * pass over the first 64 KiB decides.
  */
-function compressible(raw: Buffer): boolean {
-  if (raw.length <= 64) return false;
+function compressible(raw: Buffer, size = raw.length): boolean {
+  if (size <= 64) return false;
   const head = raw.subarray(0, PROBE_BYTES);
   return deflateRawSync(head, { level: 1 }).length < head.length * 0.97;
 }

@@ -48,26 +48,71 @@ export interface ForeignFind {
   size: number;
 }
 
+const MiB = 1 << 20;
+
+/**
+ * What each program holds for a picture of `pixels`, measured on photos of 0.75 to 12 MP
+ * (peak RSS): steghide 180 MB and outguess 42 MB at 12 MP; stegosuite's JVM about 100 bytes a
+ * pixel (its heap must be 85-96 of them: 3 MP ran in 256 MiB, 12 MP ran out of 512) and 100 MiB
+ * besides.
+ */
+function need(tool: ForeignTool, pixels: number): number {
+  return tool === 'stegosuite' ? javaHeap(pixels) + 128 * MiB : 16 * pixels + 64 * MiB;
+}
+const javaHeap = (pixels: number) => 96 * pixels + 32 * MiB;
+/** Address space the JVM reserves beside its heap and never touches (metaspace, code cache, CDS, arenas): it will not start in less. */
+const JVM_RESERVED = 512 * MiB;
+
+/** The programs a reveal asks of a picture, and the memory to hold for them (the largest one's). */
+export interface ForeignPlan {
+  tools: ForeignTool[];
+  bytes: number;
+  /** Programs that could have made the picture but are not asked, and why (its size). */
+  skipped: { tool: ForeignTool; why: 'pixels' | 'memory' }[];
+}
+
+/**
+ * Which programs to ask of a picture of `format` and `pixels`, within the limits. stegosuite's
+ * extraction time grows faster than its pixels (here 3 s at 0.75 MP, 15 s at 3 MP, 220 s at
+ * 12 MP, a wrong passphrase alike): a picture over `stegosuiteMaxPixels` is not given to it, so
+ * a mistyped passphrase never costs minutes. A program whose memory is over the job's share is
+ * not asked either.
+ */
+export function foreignPlan(format: ImageFormat, pixels: number, limits: { stegosuiteMaxPixels: number; memoryPerJob: number }): ForeignPlan {
+  const plan: ForeignPlan = { tools: [], bytes: 0, skipped: [] };
+  for (const tool of FOREIGN_TOOLS[format] ?? []) {
+    if (tool === 'stegosuite' && pixels > limits.stegosuiteMaxPixels) plan.skipped.push({ tool, why: 'pixels' });
+    else if (need(tool, pixels) > limits.memoryPerJob) plan.skipped.push({ tool, why: 'memory' });
+    else {
+      plan.tools.push(tool);
+      plan.bytes = Math.max(plan.bytes, need(tool, pixels));
+    }
+  }
+  return plan;
+}
+
 export interface ForeignOptions {
   signal?: AbortSignal;
   /** Each program's time, in ms. */
   timeoutMs: number;
-  /** Each program's address space, in bytes (the JVM's heap is a third of it). */
+  /** The picture's pixels: the JVM's heap is sized from them. */
+  pixels: number;
+  /** A native program's address space, in bytes (the job's memory share). */
   memoryLimit: number;
   /** The largest file given back (OBSCURA_MAX_REVEAL_BYTES). */
   maxBytes: number;
 }
 
 /**
- * Asks each program that can have made `file` (format `format`) for what it hides under
+ * Asks each program of `tools` (foreignPlan's) for what `file` (format `format`) hides under
  * `passphrase`, writing only in `dir` (empty, in scratch). The first that finds something wins;
  * undefined when none does. A find larger than `maxBytes` is refused (reveal_too_large).
  */
-export async function revealForeign(file: string, format: ImageFormat, passphrase: string, dir: string, opts: ForeignOptions): Promise<ForeignFind | undefined> {
+export async function revealForeign(file: string, format: ImageFormat, tools: readonly ForeignTool[], passphrase: string, dir: string, opts: ForeignOptions): Promise<ForeignFind | undefined> {
   // outguess picks its reader by the file's extension: every tool gets the picture under one
   const picture = path.join(dir, `picture.${extension(format)}`);
   await symlink(file, picture);
-  for (const tool of FOREIGN_TOOLS[format] ?? []) {
+  for (const tool of tools) {
     const work = path.join(dir, tool);
     await mkdir(work, { mode: 0o700 });
     const found = await ASK[tool](picture, format, passphrase, work, opts);
@@ -133,7 +178,7 @@ const ASK: Record<ForeignTool, Ask> = {
     await writeFile(key, `${passphrase}\n`, { mode: 0o600 });
     const policy = path.join(work, 'policy');
     await writeFile(policy, javaPolicy(folder, key), { mode: 0o600 });
-    const heap = Math.max(64, Math.floor(opts.memoryLimit / 3 / (1 << 20)));
+    const heap = Math.ceil(javaHeap(opts.pixels) / MiB);
     const r = await runTool(
       'java',
       [
@@ -156,7 +201,7 @@ const ASK: Record<ForeignTool, Ask> = {
         `--keyfile=${key}`,
         picture,
       ],
-      toolOptions(opts, work),
+      { ...toolOptions(opts, work), memoryLimit: (heap * MiB) + JVM_RESERVED },
     );
     if (r.code !== 0) return undefined;
     const said = r.stdout.toString('utf8');

@@ -35,7 +35,7 @@ export const revealForm: ProductForm = {
   fields(values, l, w) {
     const { t } = w;
     return html`${fileField('file', 'file', t('form.reveal.file'), false, null, t('form.reveal.file.hint', { size: humanBytes(l.fileMaxBytes, w) }))}
-<p class="hint">${t('form.reveal.others')}</p>
+<p class="hint">${t('form.reveal.others', { mp: l.stegosuiteMaxPixels / 1e6 })}</p>
 ${passwordField('off', w)}
 ${expiryField(values, l.expiryMax, w)}`;
   },

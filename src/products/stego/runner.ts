@@ -6,7 +6,7 @@ import type { MessagePort } from 'node:worker_threads';
 import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
 import { SNIFF_BYTES, sniff, type Probe } from '../../media/probe.ts';
-import { CONTAINER_OVERHEAD, fileOverhead } from '../../media/stego/container.ts';
+import { CONTAINER_OVERHEAD, fileOverhead, packedSize } from '../../media/stego/container.ts';
 import { STEGO_IMAGE_FORMATS, imageCapacity, type StegoImageFormat } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS, VIDEO_DOMAIN, videoCapacity, type StegoVideoFormat } from '../../media/stego/video.ts';
 import { handOverKeys } from '../../media/stego/key-handoff.ts';
@@ -20,7 +20,7 @@ import { fromScratch, toScratch } from '../../domain/scratch-io.ts';
 import type { AdmitContext, JobContext, Runner, RunOutcome } from '../../domain/jobs.ts';
 import { outputName } from '../../domain/output-name.ts';
 import { safeName, type Uploads } from '../../domain/uploads.ts';
-import { FOREIGN_TOOLS, revealForeign, type ForeignFind, type HiddenWith } from '../../media/stego/foreign.ts';
+import { FOREIGN_TOOLS, foreignPlan, revealForeign, type ForeignFind, type HiddenWith } from '../../media/stego/foreign.ts';
 import { DEFAULT_LIMITS } from '../../media/limits.ts';
 import type { ImageFormat } from '../../media/sniff.ts';
 import type { HideStart, RevealOptions } from './start.ts';
@@ -41,6 +41,15 @@ export function weakness(p: string): string | undefined {
   if (new Set(p).size <= 3) return 'The passphrase repeats a few characters; it is easy to guess. Use four or more random words.';
   if (p.length < 14 && classes < 3 && words < 3) return 'The passphrase is weak; use four or more random words, or a longer mix of characters.';
   return undefined;
+}
+
+/** A decoy smaller than the secret, by its files' sizes or (`compressed`) as the hide would pack them. */
+function decoyTooSmall(decoy: number, secret: number, compressed: boolean): AppError {
+  return new AppError(
+    'decoy_too_small',
+    `${compressed ? 'Once compressed, the decoy' : 'The decoy'} is ${decoy} bytes and the secret ${secret}: a decoy must be at least as large as the secret, or its size would give the secret away. Add to the decoy files${compressed ? ' (text compresses; photos and archives count in full)' : ''}.`,
+    { decoy_bytes: decoy, secret_bytes: secret },
+  );
 }
 
 /** An image's header is at its start: probing a still cover needs only its first MiB. */
@@ -130,9 +139,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
         const decoyBytes = decoys.reduce((n, u) => n + u.size, 0);
         // the other half of every hide without a decoy holds noise no larger than its secret: a
         // smaller decoy would stand out from that noise by its size
-        if (decoyBytes < bytes) {
-          throw new AppError('decoy_too_small', `The decoy is ${decoyBytes} bytes and the secret ${bytes}: a decoy must be at least as large as the secret, or its size would give the secret away. Add to the decoy files.`);
-        }
+        if (decoyBytes < bytes) throw decoyTooSmall(decoyBytes, bytes, false);
         const decoyNeeded = CONTAINER_OVERHEAD + decoys.reduce((n, u) => n + u.size + fileOverhead(deps.uploads.nameOf(u)), 0);
         if (decoyNeeded > capacity || decoyBytes > maxReveal) {
           throw new AppError('secret_too_large', `The decoy does not fit: it needs ${decoyNeeded} bytes and this cover holds at most ${capacity} bytes for each of the two. Use a larger cover or smaller files.`, {
@@ -140,6 +147,21 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
             needed_bytes: decoyNeeded,
           });
         }
+        // the hide deflates what compresses: a decoy of text can shrink below a secret of photos
+        // that it outweighed. Both are packed now, off the event loop, as the hide will pack them.
+        const packed = await ctx.scratch.with(async (dir) => {
+          const sizeOf = async (rows: UploadRow[], as: string) => {
+            const files: { name: string; path: string }[] = [];
+            for (const [i, u] of rows.entries()) {
+              const f = path.join(dir, `${as}-${i}`);
+              await toScratch(deps.uploads, u, f);
+              files.push({ name: deps.uploads.nameOf(u), path: f });
+            }
+            return packedSize(files);
+          };
+          return { secret: await sizeOf(secrets, 'secret'), decoy: await sizeOf(decoys, 'decoy') };
+        });
+        if (packed.decoy < packed.secret) throw decoyTooSmall(packed.decoy, packed.secret, true);
       }
       return { password, output_format: format, capacity, ...(decoy_password !== undefined ? { decoy_password } : {}) };
     },
@@ -291,25 +313,35 @@ async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, i
   const kind = sniff(await firstBytes(input));
   const format = kind && 'format' in kind && kind.kind === 'image' ? (kind.format as ImageFormat) : undefined;
   if (!format || !FOREIGN_TOOLS[format]) return undefined;
+  let pixels: number;
   try {
-    await ctx.engine.run({ engine: 'probe', args: { input, limits } }, { signal: ctx.signal });
+    const p = await ctx.engine.run({ engine: 'probe', args: { input, limits } }, { signal: ctx.signal });
+    pixels = p.width * p.height;
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     return undefined; // over a limit, or not a picture that can be read: nothing is asked of the tools
   }
+  const plan = foreignPlan(format, pixels, {
+    stegosuiteMaxPixels: limits.stegosuiteMaxPixels ?? DEFAULT_LIMITS.stegosuiteMaxPixels!,
+    memoryPerJob: limits.memoryPerJob?.bytes ?? Number.MAX_SAFE_INTEGER,
+  });
+  if (!plan.tools.length) return undefined;
   const work = path.join(dir, 'others');
   await mkdir(work, { mode: 0o700 });
-  return revealForeign(input, format, passphrase, work, {
-    signal: ctx.signal,
-    timeoutMs: limits.revealToolTimeoutMs ?? DEFAULT_LIMITS.revealToolTimeoutMs!,
-    // the JVM maps about 1 GiB before its first byte of heap: less than that, stegosuite cannot start
-    memoryLimit: Math.max(limits.memoryPerJob?.bytes ?? FOREIGN_MEMORY, FOREIGN_MEMORY),
-    maxBytes: limits.maxRevealBytes ?? DEFAULT_LIMITS.maxRevealBytes!,
-  });
+  // the programs' memory is held under the instance's budget as a task's is, though they run from here
+  const held = await ctx.engine.reserve(plan.bytes, ctx.signal);
+  try {
+    return await revealForeign(input, format, plan.tools, passphrase, work, {
+      signal: ctx.signal,
+      timeoutMs: limits.revealToolTimeoutMs ?? DEFAULT_LIMITS.revealToolTimeoutMs!,
+      pixels,
+      memoryLimit: limits.memoryPerJob?.bytes ?? Number.POSITIVE_INFINITY,
+      maxBytes: limits.maxRevealBytes ?? DEFAULT_LIMITS.maxRevealBytes!,
+    });
+  } finally {
+    held.release();
+  }
 }
-
-/** Address space each of the other tools may map. */
-const FOREIGN_MEMORY = 1536 * 1024 * 1024;
 
 async function firstBytes(file: string): Promise<Buffer> {
   const { open } = await import('node:fs/promises');

@@ -12,6 +12,8 @@ export interface FormLimits {
   videoFormats: readonly string[];
   stegoImageFormats: readonly string[];
   stegoVideoFormats: readonly string[];
+  /** OBSCURA_STEGOSUITE_MAX_PIXELS: the largest picture a reveal gives to stegosuite. */
+  stegosuiteMaxPixels: number;
   fits: readonly string[];
 }
 
