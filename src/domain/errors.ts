@@ -124,7 +124,6 @@ export const ERRORS = {
   decoy_incomplete: { kind: 'invalid', summary: 'a decoy is its files (step 3) and decoy_password, both or neither' },
   decoy_same_password: { kind: 'invalid', summary: "the decoy passphrase is the secret's", message: "The decoy passphrase is the secret's: choose two different passphrases." },
   decoy_too_small: { kind: 'invalid', summary: 'the decoy is smaller than the secret, which its size would give away' },
-  decoy_needs_image: { kind: 'invalid', summary: 'a decoy needs an image cover', message: 'A decoy needs an image cover for now; this cover is a video.' },
   unsupported_media: { kind: 'unsupported_media', summary: 'a file of a kind outside the allow-list (a PDF, a ZIP)' },
   invalid_wait: { kind: 'invalid', summary: 'wait is not a whole number of seconds from 0 to 30' },
   job_not_found: { kind: 'not_found', summary: 'no such job (or no job started on the session)' },

@@ -45,7 +45,7 @@ export interface Tasks {
       cover: string;
       secrets: Parameters<typeof readSecrets>[0];
       keys: MessagePort;
-      /** A decoy's files and the worker's end of its passphrase's keys (image covers). */
+      /** A decoy's files and the worker's end of its passphrase's keys. */
       decoy?: { secrets: Parameters<typeof readSecrets>[0]; keys: MessagePort };
       outDir: string;
       format: StegoImageFormat | StegoVideoFormat;

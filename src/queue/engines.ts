@@ -26,11 +26,11 @@ export const engines: Engines = {
       decoyKeys?.catch(() => {});
       const { hideInImage, readSecrets } = await import('../media/stego/image.ts');
       const sctx = { limits: a.limits, signal: ctx.signal, onSpawn: ctx.onSpawn, onReap: ctx.onReap, admit: ctx.admit };
+      const decoy = a.decoy && decoyKeys ? { secrets: await readSecrets(a.decoy.secrets), keys: decoyKeys } : undefined;
       if (a.format === 'mkv' || a.format === 'webm') {
         const { hideInVideo } = await import('../media/stego/video.ts');
-        return await hideInVideo(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx);
+        return await hideInVideo(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx, decoy);
       }
-      const decoy = a.decoy && decoyKeys ? { secrets: await readSecrets(a.decoy.secrets), keys: decoyKeys } : undefined;
       return await hideInImage(a.cover, await readSecrets(a.secrets), keys, a.outDir, a.format, sctx, decoy);
     } finally {
       passphrase.close();

@@ -190,7 +190,7 @@ export const en = {
   'form.hide.secret': 'Files to hide',
   'form.hide.secret.hint': 'Any kind of file. Each file up to {size}; at most {count, plural, one {# file} other {# files}} in one job.',
   'form.hide.decoy': 'Decoy files (optional)',
-  'form.hide.decoy.hint': 'Files you can give away if you are made to hand over a passphrase, at least as large as the files to hide. An image cover only. Revealing with the decoy passphrase gives these and nothing else, and nothing shows that more is hidden.',
+  'form.hide.decoy.hint': 'Files you can give away if you are made to hand over a passphrase, at least as large as the files to hide. Revealing with the decoy passphrase gives these and nothing else, and nothing shows that more is hidden.',
   'form.hide.cover': 'Cover image or video',
   'form.hide.cover.hint': 'One picture or video to hide them in, up to {size}. A larger cover holds more.',
   'form.hide.output': 'Output format',

@@ -220,7 +220,7 @@ export const es: Catalogue = {
   'form.hide.secret': 'Archivos que ocultar',
   'form.hide.secret.hint': 'Cualquier tipo de archivo. Cada archivo hasta {size}; como máximo {count, plural, one {# archivo} other {# archivos}} por tarea.',
   'form.hide.decoy': 'Archivos señuelo (opcional)',
-  'form.hide.decoy.hint': 'Archivos que puede entregar si le obligan a dar una frase de contraseña, al menos tan grandes como los archivos a ocultar. Solo con una imagen de portada. Al revelar con la frase del señuelo se obtienen estos y nada más, y nada muestra que haya más oculto.',
+  'form.hide.decoy.hint': 'Archivos que puede entregar si le obligan a dar una frase de contraseña, al menos tan grandes como los archivos a ocultar. Al revelar con la frase del señuelo se obtienen estos y nada más, y nada muestra que haya más oculto.',
   'form.hide.cover': 'Portador (imagen o video)',
   'form.hide.cover.hint': 'Una imagen o un video donde ocultarlos, de hasta {size}. Un portador más grande admite más.',
   'form.hide.output': 'Formato de salida',

@@ -226,7 +226,7 @@ export const fr: Catalogue = {
   'form.hide.secret': 'Fichiers à cacher',
   'form.hide.secret.hint': 'Tout type de fichier. Chaque fichier jusqu’à {size} ; au plus {count, plural, one {# fichier} other {# fichiers}} par tâche.',
   'form.hide.decoy': 'Fichiers leurres (facultatif)',
-  'form.hide.decoy.hint': 'Des fichiers que vous pouvez livrer si l’on vous force à donner une phrase secrète, au moins aussi gros que les fichiers à cacher. Avec une image de couverture seulement. Révéler avec la phrase du leurre donne ceux-ci et rien d’autre, et rien ne montre que davantage est caché.',
+  'form.hide.decoy.hint': 'Des fichiers que vous pouvez livrer si l’on vous force à donner une phrase secrète, au moins aussi gros que les fichiers à cacher. Révéler avec la phrase du leurre donne ceux-ci et rien d’autre, et rien ne montre que davantage est caché.',
   'form.hide.cover': 'Image ou vidéo de couverture',
   'form.hide.cover.hint': 'Une image ou une vidéo dans laquelle les cacher, jusqu’à {size}. Plus la couverture est grande, plus elle peut contenir de données.',
   'form.hide.output': 'Format de sortie',

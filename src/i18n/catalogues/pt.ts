@@ -203,7 +203,7 @@ export const pt: Catalogue = {
   'form.hide.secret': 'Arquivos a ocultar',
   'form.hide.secret.hint': 'Qualquer tipo de arquivo. Cada arquivo com até {size}; no máximo {count, plural, one {# arquivo} other {# arquivos}} em uma tarefa.',
   'form.hide.decoy': 'Arquivos isca (opcional)',
-  'form.hide.decoy.hint': 'Arquivos que você pode entregar se for obrigado a dar uma frase secreta, pelo menos tão grandes quanto os arquivos a ocultar. Só com imagem de capa. Revelar com a frase da isca dá estes e nada mais, e nada mostra que há mais oculto.',
+  'form.hide.decoy.hint': 'Arquivos que você pode entregar se for obrigado a dar uma frase secreta, pelo menos tão grandes quanto os arquivos a ocultar. Revelar com a frase da isca dá estes e nada mais, e nada mostra que há mais oculto.',
   'form.hide.cover': 'Imagem ou vídeo de cobertura',
   'form.hide.cover.hint': 'Uma imagem ou um vídeo no qual ocultá-los, com até {size}. Uma cobertura maior comporta mais.',
   'form.hide.output': 'Formato de saída',

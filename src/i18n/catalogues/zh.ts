@@ -201,7 +201,7 @@ export const zh: Catalogue = {
   'form.hide.secret': '要隐藏的文件',
   'form.hide.secret.hint': '任何类型的文件均可。每个文件最大 {size}；每个任务最多 {count, plural, other {# 个文件}}。',
   'form.hide.decoy': '诱饵文件（可选）',
-  'form.hide.decoy.hint': '在被迫交出口令时可以交出的文件，大小至少与要隐藏的文件相同。仅限图片封面。用诱饵口令揭示只得到这些文件，别无其他，也没有任何迹象表明还隐藏了更多内容。',
+  'form.hide.decoy.hint': '在被迫交出口令时可以交出的文件，大小至少与要隐藏的文件相同。用诱饵口令揭示只得到这些文件，别无其他，也没有任何迹象表明还隐藏了更多内容。',
   'form.hide.cover': '载体图片或视频',
   'form.hide.cover.hint': '一张用来隐藏文件的图片或一段视频，最大 {size}。载体越大，能容纳的内容越多。',
   'form.hide.output': '输出格式',

@@ -81,13 +81,8 @@ export async function hideInImage(cover: string, secrets: Secret[], keys: Promis
   checkRevealable(secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, imageCapacity(p)));
   if (decoy) checkRevealable(decoy.secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, imageCapacity(p)));
   const container = pack(secrets);
-  const decoyContainer = decoy && pack(decoy.secrets);
-  // what fills the other lane of a hide without a decoy is never larger than its secret: a decoy
-  // smaller than the secret would be told from that noise by its size
-  if (decoyContainer && decoyContainer.length < container.length) {
-    throw new MediaError('invalid_option', `The decoy must be at least as large as the secret, once compressed (${decoyContainer.length} against ${container.length} bytes): add to the decoy files.`);
-  }
-  const other = decoy && decoyContainer ? { container: decoyContainer, keys: decoy.keys } : undefined;
+  // its size against the secret's is checked where the lanes are filled (stream.ts fillLanes)
+  const other = decoy && { container: pack(decoy.secrets), keys: decoy.keys };
   const out = path.join(outDir, `hidden.${format}`);
   let done: Hidden | undefined;
   // A plain PNG cover written as PNG: the helper thread decodes it while the embedding follows.

@@ -323,20 +323,32 @@ function noise(upTo: number): Payload {
 }
 
 /**
+ * What each lane of a hide carries, in LANES' order: its own payload in one chosen at random,
+ * and the decoy's, or noise, in the other. `capacity`: a lane's, in bytes. A decoy must be at
+ * least as large as the secret: noise never is larger, so a smaller decoy would stand out.
+ */
+export function fillLanes(own: Payload, capacity: number, decoy?: Payload): { streams: Payload[]; own: number } {
+  for (const [what, c] of [['secret', own.container], ['decoy', decoy?.container]] as const) {
+    if (c && c.length > capacity) throw new MediaError('limit_exceeded', `The ${what} does not fit: this cover holds at most ${capacity} bytes and the ${what} needs ${c.length}.`);
+  }
+  if (decoy && decoy.container.length < own.container.length) {
+    throw new MediaError('invalid_option', `The decoy must be at least as large as the secret, once compressed (${decoy.container.length} against ${own.container.length} bytes): add to the decoy files.`);
+  }
+  const at = randomInt(2);
+  const streams: Payload[] = [];
+  streams[at] = own;
+  streams[1 - at] = decoy ?? noise(own.container.length);
+  return { streams, own: at };
+}
+
+/**
  * Embeds a container (and a decoy's, given one) into one picture's samples, each stream in its
  * own lane. `onFinal(i)` is told, now and then, that samples before i will not change again
  * (the PNG writer deflates them meanwhile); `ready` follows a decode down the picture.
  */
 export async function embed(samples: Samples, container: Buffer, keys: SealingKeys | Promise<SealingKeys>, follow: Following = {}, decoy?: Payload): Promise<{ changed: number; p: number }> {
   const n = samples.length;
-  const capacity = laneCapacityBytes(n);
-  for (const [what, c] of [['secret', container], ['decoy', decoy?.container]] as const) {
-    if (c && c.length > capacity) throw new MediaError('limit_exceeded', `The ${what} does not fit: this cover holds at most ${capacity} bytes and the ${what} needs ${c.length}.`);
-  }
-  const own = randomInt(2);
-  const streams: Payload[] = [];
-  streams[own] = { container, keys };
-  streams[1 - own] = decoy ?? noise(container.length);
+  const { streams, own } = fillLanes({ container, keys }, laneCapacityBytes(n), decoy);
   const m = laneSize(n, LANES[0]);
   const room = Math.floor(m * MAX_FILL) - HEADER_BITS;
   let changed = 0;

@@ -15,9 +15,9 @@ import { admitStego } from './admission.ts';
 import { pack, type Secret } from './container.ts';
 import { checkRevealable, keptThrough, revealBound, writeSecrets } from './reveal-files.ts';
 import { keysOf, type PassphraseKeys } from './keys.ts';
-import { MAX_FILL, Strata, headerPositions } from './positions.ts';
-import { HEADER_BITS, HEADER_BYTES, NOTHING_FOUND, blocksFor, chooseP, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
-import type { HideResult, RevealedFile, StegoContext } from './image.ts';
+import { MAX_FILL, Strata, WHOLE, headerPositions, inLane, laneSize, type Lane } from './positions.ts';
+import { HEADER_BITS, HEADER_BYTES, LANES, NOTHING_FOUND, blocksFor, chooseP, fillLanes, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
+import type { Decoy, HideResult, RevealedFile, StegoContext } from './image.ts';
 
 export type StegoVideoFormat = 'mkv' | 'webm';
 export const STEGO_VIDEO_FORMATS: readonly StegoVideoFormat[] = ['mkv', 'webm'];
@@ -40,10 +40,15 @@ async function facts(file: string, p: Probe, ctx: StegoContext): Promise<VideoFa
   return { width: s.width, height: s.height, rate, frames: Number(s.nb_read_packets), hasAudio: Boolean(p.hasAudio) };
 }
 
-/** Capacity in bytes for a video of these dimensions and frame count. */
-export function videoCapacity(width: number, height: number, frames: number): number {
-  const perFrame = Math.floor(width * height * 3 * MAX_FILL) - HEADER_BITS;
+/** Capacity in bytes of one stream over `frames` frames of `samples` each. */
+function capacityOver(samples: number, frames: number): number {
+  const perFrame = Math.floor(samples * MAX_FILL) - HEADER_BITS;
   return Math.max(0, Math.floor((perFrame * frames) / 8) - TAG - 64);
+}
+
+/** Capacity in bytes for a video of these dimensions and frame count: a lane's, as for a picture (stream.ts). */
+export function videoCapacity(width: number, height: number, frames: number): number {
+  return capacityOver(laneSize(width * height * 3, LANES[0]), frames);
 }
 
 function spawnTool(args: string[], ctx: StegoContext, stdin: 'pipe' | 'ignore'): ChildProcess {
@@ -81,8 +86,12 @@ function decoder(file: string, ctx: StegoContext): ChildProcess {
   return spawnTool(['-v', 'error', '-nostdin', '-i', `file:${file}`, '-map', '0:v:0', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], ctx, 'ignore');
 }
 
-/** `keys` come from sealingKeys(passphrase, VIDEO_DOMAIN), and may still be in the making. */
-export async function hideInVideo(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoVideoFormat, ctx: StegoContext): Promise<HideResult> {
+/**
+ * `keys` come from sealingKeys(passphrase, VIDEO_DOMAIN), and may still be in the making. Every
+ * frame is two lanes, as a picture is (stream.ts): the secret's stream in one, the decoy's (or
+ * noise) in the other, each with its header in frame 0 and its payload split over the frames.
+ */
+export async function hideInVideo(cover: string, secrets: Secret[], keys: Promise<SealingKeys>, outDir: string, format: StegoVideoFormat, ctx: StegoContext, decoy?: Decoy): Promise<HideResult> {
   const p = await probe(cover, ctx.limits, ctx);
   if (p.kind !== 'video') throw new MediaError('invalid_option', 'This cover is an image; image covers are written as PNG, WebP or AVIF.');
   await admitStego('hide', p, ctx);
@@ -90,15 +99,19 @@ export async function hideInVideo(cover: string, secrets: Secret[], keys: Promis
   const S = v.width * v.height * 3;
   const capacity = videoCapacity(v.width, v.height, v.frames);
   // nothing the reveal would refuse (reveal-files.ts); the frame count is known only now
-  checkRevealable(secrets.map((s) => s.data.byteLength), revealBound(ctx.limits, capacity));
-  const container = pack(secrets);
-  if (container.length > capacity) throw new MediaError('limit_exceeded', `The secret does not fit: this cover holds at most ${capacity} bytes and the secret needs ${container.length}.`);
-  const L = (container.length + TAG) * 8;
+  for (const files of [secrets, decoy?.secrets ?? []]) checkRevealable(files.map((s) => s.data.byteLength), revealBound(ctx.limits, capacity));
+  const { streams } = fillLanes({ container: pack(secrets), keys }, capacity, decoy && { container: pack(decoy.secrets), keys: decoy.keys });
   const K = v.frames;
-  const q = Math.ceil(L / K);
-  const room = Math.floor(S * MAX_FILL) - HEADER_BITS;
-  const P = chooseP(q, room);
-  const sealed = seal(await keys, container, K, P);
+  const m = laneSize(S, LANES[0]);
+  const room = Math.floor(m * MAX_FILL) - HEADER_BITS;
+  const lanes = await Promise.all(
+    streams.map(async (s, i) => {
+      const L = (s.container.length + TAG) * 8;
+      const q = Math.ceil(L / K);
+      const sealed = seal(await s.keys, s.container, K, chooseP(q, room));
+      return { lane: LANES[i], sealed, L, q, head: headerPositions(sealed.locator, m, HEADER_BITS) };
+    }),
+  );
 
   const out = path.join(outDir, `hidden.${format}`);
   const dec = decoder(cover, ctx);
@@ -114,11 +127,12 @@ export async function hideInVideo(cover: string, secrets: Secret[], keys: Promis
     for await (const frame of frames(dec.stdout!, S)) {
       if (f < K) {
         const space = frame; // rgb24: every sample carries
-        const start = f * q;
-        const count = Math.max(0, Math.min(q, L - start));
-        const head = f === 0 ? headerPositions(sealed.locator, S, HEADER_BITS) : undefined;
-        if (head) changed += writePlain(space, head, sealed.header);
-        if (count > 0) changed += writeMatrix(space, (n) => new Strata(sealed.locator, f, S, n, head), sealed.payload, P, { bitOffset: start, bitCount: count });
+        for (const { lane, sealed, L, q, head } of lanes) {
+          const start = f * q;
+          const count = Math.max(0, Math.min(q, L - start));
+          if (f === 0) changed += writePlain(space, head.map((h) => inLane(h, lane)), sealed.header);
+          if (count > 0) changed += writeMatrix(space, (n) => new Strata(sealed.locator, f, m, n, f === 0 ? head : undefined, lane), sealed.payload, sealed.p, { bitOffset: start, bitCount: count });
+        }
       }
       f++;
       if (!enc.stdin!.write(frame)) await new Promise((r) => enc.stdin!.once('drain', r));
@@ -157,37 +171,45 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
     const keys = keysOf(passphrase);
     const locator = await keys.locator(VIDEO_DOMAIN);
     const dec = decoder(file, ctx);
-    let opened: Awaited<ReturnType<typeof openHeader>>;
+    type Found = { lane: Lane; m: number; head: Uint32Array; opened: NonNullable<Awaited<ReturnType<typeof openHeader>>> };
+    let found: Found | undefined;
     let sealedBuf: Buffer | undefined;
-    let head: Uint32Array | undefined;
     let q = 0;
     let f = 0;
     try {
       for await (const frame of frames(dec.stdout!, S)) {
         const space = frame; // rgb24: every sample carries
         if (f === 0) {
-          head = headerPositions(locator, S, HEADER_BITS);
-          opened = await openHeader(readPlain(space, head, HEADER_BYTES), keys, VIDEO_DOMAIN);
-          if (!opened) throw new Error('no header');
-          sealedBuf = Buffer.alloc(opened.header.length);
-          q = Math.ceil((opened.header.length * 8) / opened.header.units);
-          if (blocksFor(q, opened.header.p) * ((1 << opened.header.p) - 1) + HEADER_BITS > Math.floor(S * MAX_FILL)) throw new Error('bad header');
+          const tryLane = async (lane: Lane): Promise<Found | undefined> => {
+            const m = laneSize(S, lane);
+            const head = headerPositions(locator, m, HEADER_BITS);
+            const opened = await openHeader(readPlain(space, head.map((h) => inLane(h, lane)), HEADER_BYTES), keys, VIDEO_DOMAIN);
+            return opened && { lane, m, head, opened };
+          };
+          // both lanes at once; the whole frame (videos hidden before the lanes) only when neither opens
+          found = (await Promise.all(LANES.map(tryLane))).find((t) => t !== undefined) ?? (await tryLane(WHOLE));
+          if (!found) throw new Error('no header');
+          const { length, p: P, units } = found.opened.header;
+          sealedBuf = Buffer.alloc(length);
+          q = Math.ceil((length * 8) / units);
+          if (blocksFor(q, P) * ((1 << P) - 1) + HEADER_BITS > Math.floor(found.m * MAX_FILL)) throw new Error('bad header');
         }
-        const { length, p: P, units } = opened!.header;
+        const { lane, m, head, opened } = found!;
+        const { length, p: P, units } = opened.header;
         const start = f * q;
         const count = Math.max(0, Math.min(q, length * 8 - start));
-        if (count > 0) readMatrix(space, (n) => new Strata(locator, f, S, n, f === 0 ? head : undefined), P, sealedBuf!, { bitOffset: start, bitCount: count });
+        if (count > 0) readMatrix(space, (n) => new Strata(locator, f, m, n, f === 0 ? head : undefined, lane), P, sealedBuf!, { bitOffset: start, bitCount: count });
         f++;
         if (f >= units) break;
       }
     } finally {
       dec.kill('SIGKILL');
     }
-    if (!opened || f < opened.header.units) throw new Error('too few frames');
-    const opens = openPayload(sealedBuf!, opened.payloadKey, opened.nonce);
+    if (!found || f < found.opened.header.units) throw new Error('too few frames');
+    const opens = openPayload(sealedBuf!, found.opened.payloadKey, found.opened.nonce);
     if (!opens) throw new Error('no payload');
     container = opens;
-    capacity = videoCapacity(p.width, p.height, opened.header.units); // as the hide counted it: every frame carries
+    capacity = capacityOver(found.m, found.opened.header.units); // as the hide counted it, in the stream's lane
   } catch (err) {
     if (ctx.signal?.aborted) throw abortedError();
     if (keptThrough(err)) throw err;

@@ -26,7 +26,7 @@ export function stegoOperations(expiryMaxMs: number): Operation[] {
       readsJson: true,
       answers: { 201: { description: 'The job is queued.', schema: JobStarted } },
       // a cover the media engine refuses: its code, at the status that code has everywhere
-      errors: [...START, ...START_BODY, 'missing_password', 'invalid_password', 'no_secret', 'no_cover', 'no_file', 'secret_too_large', 'decoy_incomplete', 'decoy_same_password', 'decoy_too_small', 'decoy_needs_image', 'limit_exceeded', 'too_much_memory', 'unsupported_media', 'corrupt', 'empty', 'engine_failed'],
+      errors: [...START, ...START_BODY, 'missing_password', 'invalid_password', 'no_secret', 'no_cover', 'no_file', 'secret_too_large', 'decoy_incomplete', 'decoy_same_password', 'decoy_too_small', 'limit_exceeded', 'too_much_memory', 'unsupported_media', 'corrupt', 'empty', 'engine_failed'],
     },
     ...jobOps({
       prefix: '/api',

@@ -135,7 +135,6 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
         });
       }
       if (decoys.length) {
-        if (video) throw new AppError('decoy_needs_image');
         const decoyBytes = decoys.reduce((n, u) => n + u.size, 0);
         // the other half of every hide without a decoy holds noise no larger than its secret: a
         // smaller decoy would stand out from that noise by its size
@@ -179,7 +178,8 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           await mkdir(outDir, { mode: 0o700 });
           const coverFile = path.join(dir, 'cover');
           // argon2id starts now (on the thread pool), so it runs while the cover is copied and decoded
-          const keys = passphraseKeys(password, { hide: format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN });
+          const domain = format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN;
+          const keys = passphraseKeys(password, { hide: domain });
           await toScratch(ctx.uploads, cover, coverFile);
           const copy = async (rows: UploadRow[], as: string) => {
             const files: { path: string; name: string }[] = [];
@@ -193,7 +193,7 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           const files = await copy(secrets, 'secret');
           const decoyFiles = await copy(decoys, 'decoy');
           // the decoy's argon2id starts now too; its keys cross to the worker as the secret's do
-          const decoyKeys = decoy_password === undefined ? undefined : passphraseKeys(decoy_password, { hide: IMAGE_DOMAIN });
+          const decoyKeys = decoy_password === undefined ? undefined : passphraseKeys(decoy_password, { hide: domain });
           ctx.progress(0.2, 'Hiding.');
           const hide = (port: MessagePort, decoyPort?: MessagePort) =>
             ctx.engine.run(

@@ -18,7 +18,7 @@ const passwordCode = (issue: z.core.$ZodIssue) => (issue.code === 'too_big' ? 'i
 
 export interface HideStart {
   password: string;
-  /** A decoy's passphrase: the files at step 3 are hidden under it, beside the secret (image covers). */
+  /** A decoy's passphrase: the files at step 3 are hidden under it, beside the secret. */
   decoy_password?: string;
   /** Absent: png for an image cover, mkv for a video one. */
   output_format?: StegoImageFormat | StegoVideoFormat;
@@ -49,7 +49,7 @@ export const hideStart = defineStart({
       .nullable()
       .optional()
       .describe(
-        'A second passphrase, for the files uploaded at step 3 (a decoy, for when a passphrase is demanded): revealing with it gives the decoy, with password the secret, and neither shows that the other exists. Image covers; the decoy at least as large as the secret; the two passphrases differ.',
+        'A second passphrase, for the files uploaded at step 3 (a decoy, for when a passphrase is demanded): revealing with it gives the decoy, with password the secret, and neither shows that the other exists. The decoy at least as large as the secret (once compressed, as they are hidden); the two passphrases differ.',
       ),
   },
   codes: { password: passwordCode, output_format: 'invalid_option', decoy_password: 'invalid_password' },
