@@ -67,8 +67,6 @@ const JVM_RESERVED = 512 * MiB;
 export interface ForeignPlan {
   tools: ForeignTool[];
   bytes: number;
-  /** Programs that could have made the picture but are not asked, and why (its size). */
-  skipped: { tool: ForeignTool; why: 'pixels' | 'memory' }[];
 }
 
 /**
@@ -79,14 +77,12 @@ export interface ForeignPlan {
  * not asked either.
  */
 export function foreignPlan(format: ImageFormat, pixels: number, limits: { stegosuiteMaxPixels: number; memoryPerJob: number }): ForeignPlan {
-  const plan: ForeignPlan = { tools: [], bytes: 0, skipped: [] };
+  const plan: ForeignPlan = { tools: [], bytes: 0 };
   for (const tool of FOREIGN_TOOLS[format] ?? []) {
-    if (tool === 'stegosuite' && pixels > limits.stegosuiteMaxPixels) plan.skipped.push({ tool, why: 'pixels' });
-    else if (need(tool, pixels) > limits.memoryPerJob) plan.skipped.push({ tool, why: 'memory' });
-    else {
-      plan.tools.push(tool);
-      plan.bytes = Math.max(plan.bytes, need(tool, pixels));
-    }
+    if (tool === 'stegosuite' && pixels > limits.stegosuiteMaxPixels) continue;
+    if (need(tool, pixels) > limits.memoryPerJob) continue;
+    plan.tools.push(tool);
+    plan.bytes = Math.max(plan.bytes, need(tool, pixels));
   }
   return plan;
 }
@@ -201,7 +197,7 @@ const ASK: Record<ForeignTool, Ask> = {
         `--keyfile=${key}`,
         picture,
       ],
-      { ...toolOptions(opts, work), memoryLimit: (heap * MiB) + JVM_RESERVED },
+      { ...toolOptions(opts, work), memoryLimit: heap * MiB + JVM_RESERVED },
     );
     if (r.code !== 0) return undefined;
     const said = r.stdout.toString('utf8');
