@@ -19,9 +19,9 @@ export function registerHideFile(server: McpServer, deps: ToolDeps): void {
         'Encrypts secret_path with password and hides it inside cover_path (an image or a video) with the Obscura service. The result ' +
         'looks like the cover and is lossless (PNG for images, MKV for videos); it is saved beside the cover (or in output_dir) ' +
         'under a new name, never over an existing file. Sharing it re-encoded (most messengers and social sites do) destroys the secret: ' +
-        'send it as a file. Get the secret back with reveal_file and the same password. With decoy_path and decoy_password (an image ' +
-        'cover) a decoy is hidden beside it: reveal_file with decoy_password gives the decoy and nothing else, and nothing shows that ' +
-        'the secret exists; the decoy must be at least as large as the secret.',
+        'send it as a file. Get the secret back with reveal_file and the same password. With decoy_path and decoy_password a decoy is ' +
+        'hidden beside it: reveal_file with decoy_password gives the decoy and nothing else, and nothing shows that ' +
+        'the secret exists; the decoy must be at least as large as the secret, also once compressed.',
       inputSchema: {
         secret_path: z.string().describe('Path of the file to hide.'),
         cover_path: z.string().describe('Path of the image or video to hide it in.'),
