@@ -4,7 +4,7 @@
 // the capacity a start reports is the same with or without a decoy; and this service's own
 // steganalysis tells decoy outputs from single ones no better than chance at the same total rate.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -14,17 +14,19 @@ import { PHOTO, makeVideo } from './helpers/media.ts';
 import { payload, sha256 } from './helpers/payload.ts';
 import { finishJob, revealFile } from './helpers/stego-jobs.ts';
 import { uploadFile } from './helpers/upload-files.ts';
-import { buildCleanCorpus, writePng } from './helpers/clean-corpus.ts';
+import { writePng } from './helpers/clean-corpus.ts';
 import { analyseInput } from '../src/media/analyse/input.ts';
 import { hiddenContentDetector } from '../src/media/analyse/detectors/hidden-content.ts';
 import type { AnalyseOptions } from '../src/media/analyse/detector.ts';
 import type { PixelImage } from '../src/media/analyse/steganalysis/types.ts';
 import { DEFAULT_LIMITS } from '../src/media/limits.ts';
 import { probe } from '../src/media/probe.ts';
-import { pack } from '../src/media/stego/container.ts';
-import { sealingKeys } from '../src/media/stego/keys.ts';
-import { IMAGE_DOMAIN } from '../src/media/stego/pixels.ts';
+import { analyseLsb } from '../src/media/analyse/steganalysis/index.ts';
+import { embedLsbReplacement } from '../src/media/analyse/steganalysis/naive-lsb.ts';
+import { CONTAINER_OVERHEAD, fileOverhead, pack } from '../src/media/stego/container.ts';
 import { embed } from '../src/media/stego/stream.ts';
+import { obscuraSizes } from '../bench/accuracy/stego-makers.ts';
+import { pairedDiffInterval } from '../bench/accuracy/decoy-table.ts';
 
 type Svc = Awaited<ReturnType<typeof startService>>;
 const SECRET_PASS = 'the real one, never given away';
@@ -76,7 +78,30 @@ test('a secret and a decoy in one photo: each passphrase reveals its own files b
   }
 });
 
-test('a decoy is its files and its passphrase together, a different passphrase, no smaller than the secret, in an image; its capacity is the one every hide reports', async (t) => {
+test('a secret and a decoy in one video: each passphrase reveals its own files bit-exact; a wrong one finds nothing', async (t) => {
+  const svc = await startService();
+  t.teardown(() => svc.close());
+  const { key } = await svc.account();
+  const secret = payload(30_000);
+  const decoy = payload(40_000);
+  const { uid, start: s } = await start(svc, key, { secrets: [['sources.pdf', secret]], cover: ['street.mkv', makeVideo({ seconds: 1, width: 320, height: 240 })], decoys: [['menu.bin', decoy]] }, { decoy_password: DECOY_PASS, output_format: 'mkv' });
+  t.is(s.status, 201, JSON.stringify(s.body));
+  const done = await finishJob(svc, key, uid);
+  t.is(done.status, 'completed', done.progress_message);
+  const made = (await svc.api('GET', `/api/job/${uid}/results`, key)).body.result_files[0];
+  const stego = Buffer.from(await (await fetch(made.download_url, { headers: { 'X-Api-Key': key } })).arrayBuffer());
+  for (const [pass, name, bytes] of [[SECRET_PASS, 'sources.pdf', secret], [DECOY_PASS, 'menu.bin', decoy]] as const) {
+    const r = await revealFile(svc, key, 'street.mkv', stego, pass);
+    t.is(r.done.status, 'completed', r.done.progress_message);
+    t.deepEqual(r.files.map((f) => f.name), [name]);
+    t.is(sha256(r.files[0].bytes), sha256(bytes), `${name}: bit-exact`);
+  }
+  const wrong = await revealFile(svc, key, 'street.mkv', stego, 'neither of the two');
+  t.is(wrong.done.error, 'nothing_found');
+  t.is(wrong.done.progress_message, NOTHING);
+});
+
+test('a decoy is its files and its passphrase together, a different passphrase, no smaller than the secret; its capacity is the one every hide reports', async (t) => {
   const svc = await startService();
   t.teardown(() => svc.close());
   const { key } = await svc.account();
@@ -96,10 +121,14 @@ test('a decoy is its files and its passphrase together, a different passphrase, 
   r = await refused({ secrets: secret, cover: ['c.png', c], decoys: [['d.bin', payload(4_000)]] }, { decoy_password: DECOY_PASS });
   t.is(r.status, 422);
   t.is(r.body.error, 'decoy_too_small');
+  t.like(r.body, { decoy_bytes: 4_000, secret_bytes: 5_000 });
   t.regex(r.body.message, /4000 bytes and the secret 5000/);
-  r = await refused({ secrets: secret, cover: ['c.mkv', makeVideo({ seconds: 1, width: 320, height: 240 })], decoys: [['d.bin', payload(6_000)]] }, { decoy_password: DECOY_PASS, output_format: 'mkv' });
+  // larger as files, smaller once deflated as the hide packs them: text beside random bytes
+  r = await refused({ secrets: secret, cover: ['c.png', c], decoys: [['notes.txt', Buffer.from('Meet at the north gate at six. '.repeat(400))]] }, { decoy_password: DECOY_PASS });
   t.is(r.status, 422);
-  t.is(r.body.error, 'decoy_needs_image');
+  t.is(r.body.error, 'decoy_too_small');
+  t.regex(r.body.message, /^Once compressed, the decoy is \d+ bytes and the secret 5\d{3}: /);
+  t.true(r.body.decoy_bytes < 1_000 && r.body.secret_bytes > 5_000, JSON.stringify(r.body));
   r = await refused({ secrets: secret, cover: ['c.png', c], decoys: [['d.bin', payload(6_000)]] }, { decoy_password: '' });
   t.is(r.status, 422);
   t.is(r.body.error, 'invalid_password');
@@ -123,29 +152,108 @@ async function detect(img: PixelImage, dir: string) {
 }
 
 test("this service's steganalysis tells decoy outputs from single ones no better than chance at the same total rate", async (t) => {
+  const started = performance.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'obscura-decoy-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const corpus = await buildCleanCorpus('small');
-  // a single hide of s bytes fills the other lane with noise of 0 to s bytes (s / 2 on average);
-  // a decoy hide of 3s/4 + 3s/4 carries the same total on average
-  const RATE = 0.1; // bits of secret per sample of the picture, single hide
-  const tally = { single: { suspected: 0, bpp: 0 }, decoy: { suspected: 0, bpp: 0 } };
-  for (const [i, c] of corpus.entries()) {
-    const s = Math.floor((c.img.data.length * RATE) / 8);
-    for (const kind of ['single', 'decoy'] as const) {
-      const samples = Buffer.from(c.img.data);
-      const own = pack([{ name: 'a', data: randomBytes(kind === 'single' ? s : Math.floor((s * 3) / 4)) }]);
-      const decoy = kind === 'decoy' ? { container: pack([{ name: 'b', data: randomBytes(Math.floor((s * 3) / 4)) }]), keys: sealingKeys(`decoy ${i}`, IMAGE_DOMAIN) } : undefined;
-      await embed(samples, own, sealingKeys(`own ${i}`, IMAGE_DOMAIN), {}, decoy);
-      const v = await detect({ ...c.img, data: new Uint8Array(samples) }, dir);
-      if (v.suspected === true) tally[kind].suspected++;
-      tally[kind].bpp += v.lsb?.payload_bpp ?? 0;
+  // Covers: the real outside pictures committed in the repository (test/fixtures/outside, from
+  // Debian packages; not the stegosuite outputs), RGB, at most 512 px on the long side as the
+  // accuracy bench makes its covers. Telescope frames and drawings among them have sparse
+  // histograms, where the detector's histogram pairs do see +-1 changes: a comparison that can fail.
+  const outside = path.resolve(import.meta.dirname, 'fixtures/outside');
+  const covers = await Promise.all(
+    readdirSync(outside).filter((f) => f.endsWith('.png') && !f.includes('stegosuite')).sort().map(async (f): Promise<PixelImage> => {
+      const { data, info } = await sharp(path.join(outside, f)).removeAlpha().resize({ width: 512, height: 512, fit: 'inside', withoutEnlargement: true }).raw().toBuffer({ resolveWithObject: true });
+      return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height, channels: 3 };
+    }),
+  );
+  // The total rate as the accuracy bench counts it (stego-makers.ts, obscuraSizes): the single
+  // hide a secret of T/2 and its noise lane, as long as it; a decoy hide T/2 + T/2. Keys are
+  // random, as the noise lane's are (argon2id makes keys, not statistics).
+  const R = 0.4; // total bpp: the stego tables' highest rate, where these covers get flagged
+  const K = 6; // hides per cover and kind: the hide's lane and signs are random
+  const keys = () => ({ salt: randomBytes(16), keys: { locator: randomBytes(32), header: randomBytes(32), payload: randomBytes(32) } });
+  const container = (bytes: number, name: string) => pack([{ name, data: randomBytes(bytes - CONTAINER_OVERHEAD - fileOverhead(name)) }]);
+  const hide = async (img: PixelImage, kind: 'obscura' | 'obscura-decoy', rate: number) => {
+    const { secret, decoy } = obscuraSizes(kind, rate, img.width, img.height);
+    const samples = new Uint8Array(img.data);
+    const { changed } = await embed(samples, container(secret, 's'), keys(), {}, decoy ? { container: container(decoy, 'd'), keys: keys() } : undefined);
+    return { img: { ...img, data: samples }, changed };
+  };
+  // what the hidden-content detector reads at standard depth (analyseLsb on the pixels, as it
+  // runs on a lossless upload; checked against detect() on a PNG below): the verdict, its payload
+  // estimate, and the drop of its LSB agreement (content.ts) from the clean cover's: +-1 changes
+  // move that, where the replacement estimators hardly move
+  const clean = covers.map((c) => analyseLsb(c, { samplePairs: false }));
+  const read = (img: PixelImage, i: number) => {
+    const v = analyseLsb(img, { samplePairs: false });
+    return { flagged: v.suspected === true, payload: v.rate, drop: clean[i].lsbAgreement - v.lsbAgreement, verdict: v };
+  };
+  type Reading = ReturnType<typeof read> & { changed: number };
+  const runs = { single: [] as Reading[], decoy: [] as Reading[], single2R: [] as Reading[] };
+  const plan = [[runs.single, 'obscura', R], [runs.decoy, 'obscura-decoy', R], [runs.single2R, 'obscura', 2 * R]] as const;
+  for (const [i, c] of covers.entries()) {
+    for (let k = 0; k < K; k++) {
+      for (const [into, kind, rate] of plan) {
+        const h = await hide(c, kind, rate);
+        into.push({ ...read(h.img, i), changed: h.changed / (c.width * c.height) });
+        if (i === 0 && k === 0) {
+          // the shortcut is the detector: the same verdict and estimate from the PNG as uploaded
+          const v = await detect(h.img, dir);
+          t.is(v.lsb?.suspected ?? null, into[0].verdict.suspected);
+          t.is(v.lsb?.payload_bpp ?? null, into[0].verdict.rate === null ? null : Math.round(into[0].verdict.rate * 1000) / 1000);
+        }
+      }
     }
   }
-  const n = corpus.length;
-  const points = (k: 'single' | 'decoy') => (100 * tally[k].suspected) / n;
-  t.log(`${n} pictures at ${RATE} bpp of secret: suspected ${points('single').toFixed(1)} % single, ${points('decoy').toFixed(1)} % decoy; mean estimate ${(tally.single.bpp / n).toFixed(4)} / ${(tally.decoy.bpp / n).toFixed(4)} bpp`);
-  t.true(n >= 20, `${n} pictures`);
-  t.true(Math.abs(points('single') - points('decoy')) <= 2, 'detection within 2 points');
-  t.true(Math.abs(tally.single.bpp - tally.decoy.bpp) / n <= 0.01, 'the estimated payloads within 0.01 bpp');
+  // naive LSB replacement of the same total bits: what a lane written the naive way would read
+  const replaced = covers.map((c, i) => read(embedLsbReplacement(c, R, i + 1), i));
+
+  const share = (rs: { flagged: boolean }[]) => rs.filter((r) => r.flagged).length / rs.length;
+  const pct = (rs: { flagged: boolean }[]) => `${(100 * share(rs)).toFixed(1)} %`;
+  const pairedMean = (xs: number[]) => {
+    const m = xs.reduce((s, x) => s + x, 0) / xs.length;
+    const se = Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1) / xs.length);
+    return { m, se };
+  };
+  const payloadDiff = (a: Reading[], b: Reading[]) => pairedMean(a.flatMap((r, j) => (r.payload !== null && b[j].payload !== null ? [r.payload - b[j].payload!] : [])));
+  const dropDiff = (a: Reading[], b: Reading[]) => pairedMean(a.map((r, j) => r.drop - b[j].drop));
+  const changes = (rs: Reading[]) => (rs.reduce((s, r) => s + r.changed, 0) / rs.length).toFixed(4);
+  const flagDiff = (a: Reading[], b: Reading[]) => {
+    const [both, aOnly, bOnly, neither] = [[true, true], [true, false], [false, true], [false, false]].map(([x, y]) => a.filter((r, j) => r.flagged === x && b[j].flagged === y).length);
+    return { ...pairedDiffInterval(both, aOnly, bOnly, neither), aOnly, bOnly };
+  };
+  const points = (x: number) => (100 * x).toFixed(1);
+
+  // (a) controls: the measures are not blind. The verdict flags naive replacement of the same
+  // bits nearly always and its estimate reads that payload; the LSB agreement (and, more noisily,
+  // the estimate) rise with our own hide's rate.
+  const up = { payload: payloadDiff(runs.single2R, runs.single), drop: dropDiff(runs.single2R, runs.single) };
+  const estimate = (rs: { payload: number | null }[]) => rs.reduce((s, r) => s + (r.payload ?? 0), 0) / rs.length;
+  t.log(`${covers.length} outside covers x ${K} hides, ${R} bpp in total; flagged: clean ${pct(clean.map((v) => ({ flagged: v.suspected === true })))}, single ${pct(runs.single)}, decoy ${pct(runs.decoy)}, single at ${2 * R} bpp ${pct(runs.single2R)}, LSB replacement ${pct(replaced)}; changed samples per pixel ${changes(runs.single)} / ${changes(runs.decoy)}`);
+  t.log(`control: mean payload estimate single ${estimate(runs.single).toFixed(4)}, LSB replacement ${estimate(replaced).toFixed(4)} bpp; single ${R} -> ${2 * R} bpp: payload estimate +${up.payload.m.toFixed(4)} bpp (SE ${up.payload.se.toFixed(4)}), LSB agreement drop +${up.drop.m.toFixed(4)} (SE ${up.drop.se.toFixed(4)})`);
+  t.true(share(replaced) >= 0.8 && share(replaced) - share(runs.single) >= 0.4, 'the verdict is not blind: it flags LSB replacement of the same bits');
+  t.true(estimate(replaced) - estimate(runs.single) >= 0.1, 'the payload estimate is not blind: it reads LSB replacement of the same bits');
+  t.true(up.drop.m > 4 * up.drop.se && up.payload.m > 0, 'the continuous measures rise with our own +-1 hide');
+
+  // (b) single against decoy, paired by cover: the verdicts within 2 points. On 96 pairs the
+  // verdicts can only show a gap of about 7 points or more (borderline covers flip from hide to
+  // hide), so the check is that the data do not put the gap outside +-2 points; the held-out
+  // figures, on hundreds of covers, are the accuracy bench's (bench/accuracy/decoy-table.ts).
+  {
+    const decoy = runs.decoy;
+    const flags = flagDiff(runs.single, decoy), payload = payloadDiff(runs.single, decoy), drop = dropDiff(runs.single, decoy);
+    t.log(`single - decoy: flagged ${points(flags.diff)} points [${points(flags.lo)}, ${points(flags.hi)}] (${flags.aOnly} single only, ${flags.bOnly} decoy only of ${runs.single.length}); payload estimate ${payload.m.toFixed(4)} bpp (SE ${payload.se.toFixed(4)}, tolerance ${(up.payload.m / 4).toFixed(4)}); LSB agreement drop ${drop.m.toFixed(4)} (SE ${drop.se.toFixed(4)}, tolerance ${(up.drop.m / 4).toFixed(4)})`);
+    t.true(flags.lo <= 0.02 && flags.hi >= -0.02, 'detection within 2 points (the 95 % interval reaches it)');
+    // The continuous measures within a quarter of what doubling the rate moves them, about what
+    // 25 % more payload would: the LSB agreement read a decoy hide's 12 % fewer changes, when its
+    // lanes were not the same length, in every run (SE about 0.0007 on 96 pairs). The payload
+    // estimate jumps from hide to hide on a few telescope covers (SE about 0.01 bpp): it fails
+    // only where the data put it past its quarter (beyond 1.96 SE of it).
+    t.true(Math.abs(payload.m) - 1.96 * payload.se <= up.payload.m / 4, 'the payload estimates within a quarter of the control');
+    t.true(Math.abs(drop.m) <= up.drop.m / 4, 'the LSB agreement within a quarter of the control');
+    // the amount of change alike: both hides write two streams of one length
+    const changedOf = (rs: Reading[]) => rs.reduce((n, r) => n + r.changed, 0) / rs.length;
+    t.true(Math.abs(changedOf(runs.single) - changedOf(decoy)) <= 0.02 * changedOf(runs.single), 'as many changed samples, within 2 %');
+  }
+  t.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
 });

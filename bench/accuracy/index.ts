@@ -1,11 +1,12 @@
-// npm run bench -- accuracy [--half=calibration] [--round=1|2|3|4|5|6|7|8] [--only=stego|clones]: how often
+// npm run bench -- accuracy [--half=calibration] [--round=1|2|3|4|5|6|7|8] [--only=stego|clones|decoy]: how often
 // the analysis is right on pictures from outside the project (bench/accuracy/manifest.tsv). Every
 // figure comes from the held-out half (round 1's held-out groups and all of rounds 2 to 8;
 // --round=8: only the freshest round, nobody tuned on it); --half=calibration prints the same tables on the half
 // the thresholds were set on.
 //
 // Tables: the corpus; steganalysis (clean pictures per class, then payloads of third-party
-// tools and naive embedding per rate: stego-tables.ts); copy-move and splicing (clones.ts).
+// tools and naive embedding per rate: stego-tables.ts); copy-move and splicing (clones.ts); this
+// project's hide with and without a decoy at the same total rate (decoy-table.ts, issue 29).
 // Ends with every goal of the analysis and whether the held-out half meets it.
 import { corpusSummary, loadCorpus, parseRound, scopeOf, type Half } from './corpus.ts';
 
@@ -31,6 +32,7 @@ export async function run(args: string[]): Promise<void> {
   const parts: Array<[string, () => Promise<Tables>]> = [
     ['stego', async () => (await import('./stego-tables.ts')).stegoTables({ half, round })],
     ['clones', async () => (await import('./clones.ts')).cloneTables({ half, round })],
+    ['decoy', async () => (await import('./decoy-table.ts')).decoyTable({ half, round })],
   ];
   for (const [name, make] of parts) {
     if (only && only !== name) continue;

@@ -13,6 +13,20 @@
 // - 'outguess': Debian's outguess 0.4 on a JPEG cover (quality 90, written by sharp; outguess
 //   decodes and writes it at the same quality, -p 90). Its capacity is small: a rate it cannot
 //   carry is recorded as over capacity, with what it could carry.
+// - 'obscura' and 'obscura-decoy': this project's own hide (src/media/stego/stream.ts, embed():
+//   LSB matching with Hamming matrix embedding, one stream per lane of even and odd samples), on
+//   the cover's raw RGB samples, written as PNG. 'obscura' is a hide without a decoy (the secret
+//   in one lane; in the other the noise the product writes, as long as the secret, under random
+//   keys); 'obscura-decoy' a hide with one. At a total rate of T container bits (what the hide
+//   is handed; sealing adds the same header and tag to every stream), each is two streams of
+//   T/2: the single hide's secret and its noise, the decoy hide's secret and decoy (the product
+//   pads a secret shorter than its decoy to the decoy's length, so equal halves are every decoy
+//   hide's case). The same bits are then the same expected changes. The keys are random (as the
+//   noise lane's are): argon2id makes keys, not statistics. The hide's own randomness (lane,
+//   nonce, the +-1 signs) comes from the system's CSPRNG, so these files are not reproducible
+//   bit for bit: like every maker's they are cached, so reruns judge the same ones. `changed`
+//   records how many samples each file changed (what embed() counts). A container larger than a
+//   lane holds (laneCapacityBytes) is over capacity.
 // bpp = payload bits / (width x height) of the cover as embedded. The payload file is sized so
 // that it plus the tool's own header (about 40 bytes for steghide and stegosuite, 4 for outguess)
 // is the rate's bits; `bits` records what the tool reports it embedded where it reports it.
@@ -23,7 +37,7 @@
 // kept in .cache/accuracy/stego/ keyed by (picture id, cover size, tool, rate, seed) so that
 // reruns only analyse.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -34,10 +48,17 @@ import { DEFAULT_LIMITS } from '../../src/media/limits.ts';
 import { probe } from '../../src/media/probe.ts';
 import { embedLsbMatching, embedLsbReplacement } from '../../src/media/analyse/steganalysis/naive-lsb.ts';
 import type { PixelImage } from '../../src/media/analyse/steganalysis/types.ts';
+import { CONTAINER_OVERHEAD, fileOverhead, pack } from '../../src/media/stego/container.ts';
+import type { SealingKeys } from '../../src/media/stego/keys.ts';
+import { embed, laneCapacityBytes } from '../../src/media/stego/stream.ts';
 
 export const RATES = [0.05, 0.1, 0.2, 0.4] as const;
 export const TOOLS = ['lsb-replacement', 'lsb-matching', 'steghide', 'stegosuite', 'outguess'] as const;
-export type Tool = (typeof TOOLS)[number];
+/** This project's own hide, without and with a decoy (not in TOOLS: decoy-table.ts judges them,
+ *  paired on the same covers). */
+export const OBSCURA_TOOLS = ['obscura', 'obscura-decoy'] as const;
+export type ObscuraTool = (typeof OBSCURA_TOOLS)[number];
+export type Tool = (typeof TOOLS)[number] | ObscuraTool;
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const CACHE = path.join(ROOT, '.cache/accuracy/stego');
@@ -45,7 +66,7 @@ export const STEGO_KEY = 'obscura bench key';
 const JPEG_QUALITY = 90;
 /** Bytes of the tools' own framing around the payload (stegosuite measured 44 with a 5-letter
  *  name, its -d output says; steghide's header, IV and padding are of the same order). */
-const HEADER_BYTES: Record<Tool, number> = { 'lsb-replacement': 0, 'lsb-matching': 0, steghide: 40, stegosuite: 40, outguess: 4 };
+const HEADER_BYTES: Record<Tool, number> = { 'lsb-replacement': 0, 'lsb-matching': 0, steghide: 40, stegosuite: 40, outguess: 4, obscura: 0, 'obscura-decoy': 0 };
 
 /** An RGB cover as embedded: `index` picks stegosuite's cover format (even PNG, odd BMP). */
 export interface Cover {
@@ -68,8 +89,10 @@ export interface Made {
   payloadBytes: number;
   /** what the tool says it embedded (payload and its framing), when it says it */
   bits?: number;
-  /** the tool's capacity in bits, when it reports it (outguess) */
+  /** the tool's capacity in bits, when it reports it (outguess; obscura: one lane's) */
   capacityBits?: number;
+  /** samples changed (obscura: what embed() counts, both lanes and their headers) */
+  changed?: number;
   note?: string;
 }
 
@@ -127,6 +150,8 @@ export async function makeStego(cover: Cover, tool: Tool, rate: number, seed = 1
     const img = (tool === 'lsb-replacement' ? embedLsbReplacement : embedLsbMatching)(cover.img, rate, numericSeed);
     await atomicWrite(out, await png(img));
     made = { tool, rate, seed, status: 'ok', file: out, cover: 'png', payloadBytes: 0, bits: Math.round(rate * width * height) };
+  } else if (tool === 'obscura' || tool === 'obscura-decoy') {
+    made = await obscuraHide(cover, tool, rate, seed, out);
   } else {
     const scratch = await mkdtemp(path.join(os.tmpdir(), 'obscura-stego-maker-'));
     try {
@@ -145,6 +170,38 @@ export function payloadFor(cover: Cover, tool: Tool, rate: number, seed: number)
   const h = createHash('sha256').update(`${cover.id}|${cover.img.width}x${cover.img.height}|${tool}|${rate}|${seed}`).digest();
   const payloadBytes = Math.max(1, Math.floor((rate * cover.img.width * cover.img.height) / 8) - HEADER_BYTES[tool]);
   return { payload: createHash('shake256', { outputLength: payloadBytes }).update(h).digest(), numericSeed: h.readUInt32LE(0) };
+}
+
+/** Container bytes of each stream of an obscura hide at `rate` bpp in total in an RGB cover (see
+ *  the top): two of T/2, with a decoy or without (its noise). */
+export function obscuraSizes(tool: ObscuraTool, rate: number, width: number, height: number): { secret: number; decoy: number } {
+  const half = Math.floor((rate * width * height) / 16);
+  return { secret: half, decoy: tool === 'obscura' ? 0 : half };
+}
+
+const randomKeys = (): SealingKeys => ({ salt: randomBytes(16), keys: { locator: randomBytes(32), header: randomBytes(32), payload: randomBytes(32) } });
+
+/** A container of exactly `bytes` (at least its own framing): one file of random bytes, which
+ *  pack() leaves uncompressed. */
+function containerOf(bytes: number, name: string): Buffer {
+  const framing = CONTAINER_OVERHEAD + fileOverhead(name);
+  return pack([{ name, data: randomBytes(Math.max(0, bytes - framing)) }]);
+}
+
+/** This project's hide on the cover's RGB samples, as the product embeds an RGB picture. */
+async function obscuraHide(cover: Cover, tool: ObscuraTool, rate: number, seed: number, out: string): Promise<Made> {
+  const { width, height } = cover.img;
+  const samples = new Uint8Array(cover.img.data);
+  const capacity = laneCapacityBytes(samples.length);
+  const sizes = obscuraSizes(tool, rate, width, height);
+  const base = { tool, rate, seed, cover: 'png', capacityBits: capacity * 8 } as const;
+  if (Math.max(sizes.secret, sizes.decoy) > capacity) return { ...base, status: 'over-capacity', payloadBytes: sizes.secret + sizes.decoy, note: `a lane holds ${capacity} bytes` };
+  const secret = containerOf(sizes.secret, 'secret.bin');
+  const decoy = tool !== 'obscura' ? { container: containerOf(sizes.decoy, 'decoy.bin'), keys: randomKeys() } : undefined;
+  const { changed } = await embed(samples, secret, randomKeys(), {}, decoy);
+  await atomicWrite(out, await png({ ...cover.img, data: samples }));
+  const bits = 8 * (tool === 'obscura' ? 2 * secret.length : secret.length + decoy!.container.length);
+  return { ...base, status: 'ok', file: out, payloadBytes: secret.length + (decoy?.container.length ?? 0), bits, changed, ...(tool === 'obscura' ? { note: 'bits: the secret and its noise lane, as long as it' } : {}) };
 }
 
 async function runMaker(tool: 'steghide' | 'stegosuite' | 'outguess', cover: Cover, rate: number, seed: number, payload: Buffer, scratch: string, out: string): Promise<Made> {

@@ -40,6 +40,8 @@ export interface StegoReading {
   /** the whole hidden-content verdict (structure too: appended bytes, big private chunks) */
   hidden: boolean | null;
   methods: { method: string; rate: number | null; detected: boolean | null }[];
+  /** the verdict's payload estimate in bits per pixel (null: no answer) */
+  payload?: number | null;
 }
 export type StegoJudge = (file: string, depth: Depth) => Promise<StegoReading>;
 
@@ -55,7 +57,7 @@ export const productJudge: StegoJudge = async (file, depth) => {
     const lsb = v?.lsb ?? null;
     // steganalysis alone: the verdict without its structural findings
     const lsbOnly: HiddenContentVerdict | null = v && { ...v, suspected: lsb?.suspected ?? null, appended_bytes: 0, embedded: [], unusual_chunks: [] };
-    return { suspected: lsb?.suspected ?? null, evidence: lsb?.evidence ?? null, grade: grade([{ rule: RULE, verdict: lsbOnly }]).grade, hidden: v?.suspected ?? null, methods: lsb?.methods ?? [] };
+    return { suspected: lsb?.suspected ?? null, evidence: lsb?.evidence ?? null, grade: grade([{ rule: RULE, verdict: lsbOnly }]).grade, hidden: v?.suspected ?? null, methods: lsb?.methods ?? [], payload: lsb?.payload_bpp ?? null };
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }
@@ -124,7 +126,7 @@ const q = (xs: number[], p: number) => {
 };
 
 /** Runs `fn` over `items` with at most `jobs` at a time. */
-async function pool<T>(items: readonly T[], jobs: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+export async function pool<T>(items: readonly T[], jobs: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: Math.max(1, jobs) }, async () => {
     while (next < items.length) {
@@ -136,7 +138,7 @@ async function pool<T>(items: readonly T[], jobs: number, fn: (item: T, i: numbe
 
 /** The covers of the stego half of the tables. A jpeg-png picture is its camera JPEG's pixels, so
  *  the covers are every picture but those (the camera JPEG decoded is the same cover). */
-function coversOf(pictures: readonly CorpusPicture[], count?: number): CorpusPicture[] {
+export function coversOf(pictures: readonly CorpusPicture[], count?: number): CorpusPicture[] {
   const eligible = pictures.filter((p) => p.cls !== 'jpeg-png');
   // --covers: a spread over the whole list (every class), not its first entries
   const step = count && count < eligible.length ? eligible.length / count : 1;

@@ -289,15 +289,15 @@ async function readMatrixShared(samples: Samples, plan: WalkPlan, p: number, out
   for (const s of rest) write(s);
 }
 
-// ---- one cover, two lanes (images) ------------------------------------------
+// ---- one cover, two lanes (pictures, and each frame of a video) ---------------
 //
-// A picture's samples are two lanes (even and odd indices), and every hide fills both: its own
-// stream in one, chosen at random, and in the other a decoy's stream, or, without a decoy, a
-// stream of random bytes under random keys of a random length up to its own. Without a
-// passphrase both are random bits at keyed random places; with one, a reveal opens that one
-// stream and can tell nothing of the other: a lane holding noise is what every hide leaves. So
-// a decoy is deniable as long as it is at least as large as the real secret (the hide refuses
-// a smaller one). Pictures hidden before the lanes (one stream over all samples) still reveal.
+// A picture's samples are two lanes (even and odd indices), and every hide fills both, with two
+// streams of one length: its own in one lane, chosen at random, and in the other a decoy's, or,
+// without a decoy, random bytes under random keys. Without a passphrase both are random bits at
+// keyed random places; with one, a reveal opens that one stream and can tell nothing of the
+// other: a lane as full as one's own, of noise, is what every hide leaves. So a decoy is
+// deniable as long as it is at least as large as the real secret (the hide refuses a smaller
+// one). Pictures hidden before the lanes (one stream over all samples) still reveal.
 
 /** The two lanes every hide fills. */
 export const LANES: readonly Lane[] = [
@@ -316,16 +316,22 @@ export interface Payload {
   keys: SealingKeys | Promise<SealingKeys>;
 }
 
-/** What fills the lane a hide without a decoy leaves: random bytes, as long as up to `upTo`, under random keys. */
-function noise(upTo: number): Payload {
+/** What fills the lane a hide without a decoy leaves: `bytes` random bytes under random keys. */
+function noise(bytes: number): Payload {
   const r = () => randomBytes(32);
-  return { container: randomBytes(randomInt(0, upTo + 1)), keys: { salt: randomBytes(SALT_BYTES), keys: { locator: r(), header: r(), payload: r() } } };
+  return { container: randomBytes(bytes), keys: { salt: randomBytes(SALT_BYTES), keys: { locator: r(), header: r(), payload: r() } } };
 }
 
 /**
  * What each lane of a hide carries, in LANES' order: its own payload in one chosen at random,
- * and the decoy's, or noise, in the other. `capacity`: a lane's, in bytes. A decoy must be at
- * least as large as the secret: noise never is larger, so a smaller decoy would stand out.
+ * and the decoy's, or noise, in the other. `capacity`: a lane's, in bytes.
+ *
+ * The two streams are always of one length, so the lanes change alike and a hide with a decoy
+ * has the same statistics as one without, lane by lane: noise is as long as the secret, and a
+ * secret shorter than its decoy is padded to the decoy's length (zeros after its files, inside
+ * its encryption, which a reveal skips: entries() reads only the files the container lists).
+ * Only the secret is ever padded, since a padded decoy would show its owner's adversary that the
+ * other lane is longer than it needed to be; so a decoy must be at least as large as the secret.
  */
 export function fillLanes(own: Payload, capacity: number, decoy?: Payload): { streams: Payload[]; own: number } {
   for (const [what, c] of [['secret', own.container], ['decoy', decoy?.container]] as const) {
@@ -336,7 +342,8 @@ export function fillLanes(own: Payload, capacity: number, decoy?: Payload): { st
   }
   const at = randomInt(2);
   const streams: Payload[] = [];
-  streams[at] = own;
+  const padded = decoy ? Buffer.concat([own.container, Buffer.alloc(decoy.container.length - own.container.length)]) : own.container;
+  streams[at] = { container: padded, keys: own.keys };
   streams[1 - at] = decoy ?? noise(own.container.length);
   return { streams, own: at };
 }
