@@ -37,9 +37,9 @@ import sharp from 'sharp';
 import { lsbAgreement } from '../../src/media/analyse/steganalysis/content.ts';
 import type { PixelImage } from '../../src/media/analyse/steganalysis/types.ts';
 import type { Goal, Tables } from './index.ts';
-import { loadCorpus, parseRound, scopeOf, type Half, type Round } from './corpus.ts';
+import { loadCorpus, parseRound, scopeOf, type Half } from './corpus.ts';
 import { cleanCoverFile, coverFromFile, makeStego, OBSCURA_TOOLS, RATES, type Made, type ObscuraTool } from './stego-makers.ts';
-import { coversOf, pool, productJudge, type Depth, type StegoJudge, type StegoReading } from './stego-tables.ts';
+import { coversOf, pool, productJudge, type Depth, type StegoJudge, type StegoReading, type StegoTablesOptions } from './stego-tables.ts';
 
 export const DECOY_RATES: readonly number[] = [...RATES, 1.0, 1.9];
 /** The goal (issue 29): single and decoy flagged within this many points of each other. */
@@ -49,19 +49,11 @@ export const GOAL_POINTS = 2;
  *  fail (a met goal there is marked uninformative). */
 const INFORMATIVE_POINTS = 5;
 
-export interface DecoyTableOptions {
-  judge?: StegoJudge;
-  half?: Half;
-  round?: Round;
-  maxSide?: number;
-  jobs?: number;
-  seed?: number;
-  limit?: number;
-  covers?: number;
+/** The stego tables' options (the same covers), and the rates and depths of this one. */
+export interface DecoyTableOptions extends StegoTablesOptions {
   rates?: readonly number[];
   /** judge at deep depth as well */
   deep?: boolean;
-  log?: (s: string) => void;
 }
 
 /** What one file reads. */
