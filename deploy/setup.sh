@@ -10,8 +10,9 @@
 # chromium) that uses the web pages with JavaScript off, and the engines of the scale-out
 # tests: PostgreSQL and OpenStack Swift (an S3-compatible store), each started by the tests
 # as a throwaway server on loopback (the package's own cluster is never started).
-# With --bench (npm run bench) it also installs the third-party steganography tools the
-# accuracy benchmark hides with (stegosuite pulls a Java runtime, so `npm start` never gets it).
+# --bench (npm run bench) adds nothing: the third-party steganography tools the accuracy
+# benchmark hides with (steghide, outguess, stegosuite) are the service's own, since a reveal
+# reads what they hid.
 # With --companion (bin/obscura-mcp.js, the local MCP companion, a client of the service) it
 # installs Node and the npm packages only: a client machine needs none of the Debian tools.
 # With --node it installs Node and npm only (the image's first stage, Dockerfile).
@@ -24,9 +25,7 @@ TOOLS="$ROOT/.tools"
 DEBIAN_PACKAGES=(ffmpeg libheif-examples libjxl-tools libimage-exiftool-perl tor i2pd steghide outguess stegosuite time util-linux)  # util-linux: prlimit, the media tools' memory limit; steghide, outguess and stegosuite (Java): a reveal reads what they hid
 TEST_PACKAGES=(iproute2 strace socat docker-compose systemd chromium postgresql swift-proxy swift-object swift-container swift-account curl jq
   podman runc catatonit golang-github-containernetworking-plugin-dnsname mmdebstrap)  # the last five: test/containers.test.ts builds and runs the images (dnsname: containers find each other by service name)
-BENCH_PACKAGES=()  # bench/accuracy/stego-makers.ts uses steghide, stegosuite and outguess, which the service has above
 [[ "${1:-}" == "--tests" ]] && DEBIAN_PACKAGES+=("${TEST_PACKAGES[@]}")
-[[ "${1:-}" == "--bench" ]] && DEBIAN_PACKAGES+=("${BENCH_PACKAGES[@]}")
 [[ "${1:-}" == "--companion" || "${1:-}" == "--node" ]] && DEBIAN_PACKAGES=()
 
 say() { printf '[setup] %s\n' "$*" >&2; }

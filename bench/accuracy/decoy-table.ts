@@ -37,9 +37,9 @@ import sharp from 'sharp';
 import { lsbAgreement } from '../../src/media/analyse/steganalysis/content.ts';
 import type { PixelImage } from '../../src/media/analyse/steganalysis/types.ts';
 import type { Goal, Tables } from './index.ts';
-import { loadCorpus, parseRound, scopeOf, type Half } from './corpus.ts';
+import { parseRound, scopeOf, type Half } from './corpus.ts';
 import { cleanCoverFile, coverFromFile, makeStego, OBSCURA_TOOLS, RATES, type Made, type ObscuraTool } from './stego-makers.ts';
-import { coversOf, pool, productJudge, type Depth, type StegoJudge, type StegoReading, type StegoTablesOptions } from './stego-tables.ts';
+import { coversFor, pool, productJudge, withDefaults, type Depth, type StegoJudge, type StegoReading, type StegoTablesOptions } from './stego-tables.ts';
 
 export const DECOY_RATES: readonly number[] = [...RATES, 1.0, 1.9];
 /** The goal (issue 29): single and decoy flagged within this many points of each other. */
@@ -187,16 +187,11 @@ const pairsOf = (r: RateRow, k: 'd'): Pair[] => r.covers.flatMap((o) => (o.s && 
 
 export async function decoyTable(opts: DecoyTableOptions = {}): Promise<Tables> {
   const judge = opts.judge ?? productJudge;
-  const half = opts.half ?? 'held-out';
-  const maxSide = opts.maxSide ?? 512;
-  const jobs = opts.jobs ?? 2;
-  const seed = opts.seed ?? 1;
+  const { half, maxSide, jobs, seed, log } = withDefaults(opts);
   const rates = opts.rates ?? DECOY_RATES;
   const depths: Depth[] = opts.deep ? ['standard', 'deep'] : ['standard'];
-  const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const t0 = performance.now();
-  const loaded = await loadCorpus({ half, round: opts.round, log });
-  const covers = coversOf(opts.limit ? loaded.slice(0, opts.limit) : loaded, opts.covers);
+  const covers = await coversFor(opts, half, log);
   const tLoaded = performance.now();
   const rows = new Map<number, RateRow>(rates.map((r) => [r, { rate: r, covers: [], over: { s: 0, d: 0 }, failed: 0 }]));
   let scaled = 0, done = 0, bad = 0, madeMs = 0, judgeMs = 0;

@@ -146,7 +146,14 @@ export function coversOf(pictures: readonly CorpusPicture[], count?: number): Co
 }
 
 /** The options both runs share, with their defaults. */
-function withDefaults(opts: Omit<StegoTablesOptions, 'judge'>) {
+/** The stego covers of the options' half and round (at most `limit` pictures looked at, `covers` of them). */
+export async function coversFor(opts: Pick<StegoTablesOptions, 'round' | 'limit' | 'covers'>, half: Half, log: (s: string) => void): Promise<CorpusPicture[]> {
+  const loaded = await loadCorpus({ half, round: opts.round, log });
+  return coversOf(opts.limit ? loaded.slice(0, opts.limit) : loaded, opts.covers);
+}
+
+/** The options' defaults: the held-out half, 512 px, 2 jobs, seed 1, the log on stderr. */
+export function withDefaults(opts: Omit<StegoTablesOptions, 'judge'>) {
   return {
     half: opts.half ?? 'held-out',
     maxSide: opts.maxSide ?? 512,
@@ -162,8 +169,7 @@ function withDefaults(opts: Omit<StegoTablesOptions, 'judge'>) {
 export async function makeStegoOnly(opts: Omit<StegoTablesOptions, 'judge'> = {}): Promise<string> {
   const { half, maxSide, jobs, seed, log } = withDefaults(opts);
   const t0 = performance.now();
-  const loaded = await loadCorpus({ half, round: opts.round, log });
-  const covers = coversOf(opts.limit ? loaded.slice(0, opts.limit) : loaded, opts.covers);
+  const covers = await coversFor(opts, half, log);
   const tLoaded = performance.now();
   let made = 0, cached = 0, overCapacity = 0, failed = 0, badCovers = 0, done = 0;
   const toolMs = new Map<string, number>();

@@ -1,9 +1,9 @@
 // The plaintext inside the encrypted stream: the secret files with their names, each
 // deflated when that makes it smaller.
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createDeflateRaw, deflateRawSync } from 'node:zlib';
+import { readHead } from '../probe.ts';
 
 export interface Secret {
   name: string;
@@ -42,16 +42,9 @@ const DEFLATE_LEVEL = 6;
 export async function packedSize(files: { name: string; path: string }[]): Promise<number> {
   let total = CONTAINER_OVERHEAD;
   for (const f of files) {
-    const { size } = await stat(f.path);
+    const { head, size } = await readHead(f.path, PROBE_BYTES);
     let body = size;
     if (size > 64) {
-      const fh = await open(f.path, 'r');
-      const head = Buffer.alloc(Math.min(size, PROBE_BYTES));
-      try {
-        await fh.read(head, 0, head.length, 0);
-      } finally {
-        await fh.close();
-      }
       if (compressible(head, size)) {
         let z = 0;
         const deflate = createDeflateRaw({ level: DEFLATE_LEVEL });

@@ -16,10 +16,11 @@
 // outguess result is kept only when it reads as a file (a known format, or text); an encrypted
 // or unknown payload hidden with outguess is not found here, and a wrong passphrase never gives
 // back noise.
-import { copyFile, mkdir, open, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MediaError } from '../errors.ts';
 import { SNIFF_BYTES, sniff, type ImageFormat } from '../sniff.ts';
+import { readHead } from '../probe.ts';
 import { runTool } from '../tools.ts';
 
 export const FOREIGN_TOOL_NAMES = ['steghide', 'outguess', 'stegosuite'] as const;
@@ -150,13 +151,7 @@ const ASK: Record<ForeignTool, Ask> = {
     const r = await runTool('outguess', ['-k', passphrase, '-r', file, out], toolOptions(opts, work));
     const size = r.code === 0 ? await sizeOf(out) : undefined;
     if (!size) return undefined;
-    const head = Buffer.alloc(Math.min(size, SNIFF_BYTES));
-    const fh = await open(out, 'r');
-    try {
-      await fh.read(head, 0, head.length, 0);
-    } finally {
-      await fh.close();
-    }
+    const { head } = await readHead(out);
     if (!readsAsAFile(head)) return undefined;
     const kind = sniff(head);
     return { tool: 'outguess', path: out, name: `revealed.${kind && 'format' in kind ? extension(kind.format) : 'txt'}`, size };

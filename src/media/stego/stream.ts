@@ -376,6 +376,30 @@ export async function embed(samples: Samples, container: Buffer, keys: SealingKe
   return { changed, p: ownP };
 }
 
+/** A stream's header as a reveal found it: its lane, the header's addresses in it, and what it says. */
+export interface FoundHeader {
+  lane: Lane;
+  head: Uint32Array;
+  opened: NonNullable<Awaited<ReturnType<typeof openHeader>>>;
+}
+
+/**
+ * The header `locator` places in `samples` (a picture's, or a video's first frame's) that opens
+ * under this passphrase: both lanes' at once (argon2id for each, side by side on the thread
+ * pool), and the whole samples' (hides from before the lanes) only when neither opens: a third
+ * argon2id beside them cost every reveal about a quarter of a second on two cores.
+ */
+export async function findHeader(samples: Samples, locator: Buffer, keys: PassphraseKeys, domain: string): Promise<FoundHeader | undefined> {
+  const tryLane = async (lane: Lane): Promise<FoundHeader | undefined> => {
+    const m = laneSize(samples.length, lane);
+    if (Math.floor(m * MAX_FILL) < HEADER_BITS) return undefined;
+    const head = headerPositions(locator, m, HEADER_BITS);
+    const opened = await openHeader(readPlain(samples, head.map((h) => inLane(h, lane)), HEADER_BYTES), keys, domain);
+    return opened && { lane, head, opened };
+  };
+  return (await Promise.all(LANES.map(tryLane))).find((t) => t !== undefined) ?? (await tryLane(WHOLE));
+}
+
 /**
  * Reads a container back; throws the one and only "nothing found" error on any failure.
  * `samples` may still be decoding: given `top`, at least their first 2 × HEADER_REGION, the
@@ -391,17 +415,7 @@ export async function extract(samples: Samples | Promise<Samples>, passphrase: s
   copy?.catch(() => {}); // awaited below with the samples
   const headFrom = top && top.length >= 2 * HEADER_REGION ? top : await samples;
   const locator = await keys.locator(domain);
-  const tryLane = async (lane: Lane) => {
-    const m = laneSize(headFrom.length, lane);
-    if (Math.floor(m * MAX_FILL) < HEADER_BITS) return undefined;
-    const head = headerPositions(locator, m, HEADER_BITS);
-    const opened = await openHeader(readPlain(headFrom, head.map((h) => inLane(h, lane)), HEADER_BYTES), keys, domain);
-    return opened && { lane, head, opened };
-  };
-  // both lanes' headers at once (argon2id for each, side by side on the thread pool); the whole
-  // picture's, as pictures hidden before the lanes have it, only when neither opens: a third
-  // argon2id beside them cost every reveal about a quarter of a second on two cores
-  const found = (await Promise.all(LANES.map(tryLane))).find((t) => t !== undefined) ?? (await tryLane(WHOLE));
+  const found = await findHeader(headFrom, locator, keys, domain);
   if (!found) throw nothing();
   const { lane, head, opened } = found;
   const all = await samples;

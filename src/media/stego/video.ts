@@ -15,8 +15,8 @@ import { admitStego } from './admission.ts';
 import { pack, type Secret } from './container.ts';
 import { checkRevealable, keptThrough, revealBound, writeSecrets } from './reveal-files.ts';
 import { keysOf, type PassphraseKeys } from './keys.ts';
-import { MAX_FILL, Strata, WHOLE, headerPositions, inLane, laneSize, type Lane } from './positions.ts';
-import { HEADER_BITS, HEADER_BYTES, LANES, NOTHING_FOUND, blocksFor, chooseP, fillLanes, openHeader, openPayload, readMatrix, readPlain, seal, writeMatrix, writePlain, type SealingKeys } from './stream.ts';
+import { MAX_FILL, Strata, headerPositions, inLane, laneSize } from './positions.ts';
+import { HEADER_BITS, LANES, NOTHING_FOUND, blocksFor, chooseP, fillLanes, findHeader, openPayload, readMatrix, seal, writeMatrix, writePlain, type FoundHeader, type SealingKeys } from './stream.ts';
 import type { Decoy, HideResult, RevealedFile, StegoContext } from './image.ts';
 
 export type StegoVideoFormat = 'mkv' | 'webm';
@@ -171,8 +171,8 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
     const keys = keysOf(passphrase);
     const locator = await keys.locator(VIDEO_DOMAIN);
     const dec = decoder(file, ctx);
-    type Found = { lane: Lane; m: number; head: Uint32Array; opened: NonNullable<Awaited<ReturnType<typeof openHeader>>> };
-    let found: Found | undefined;
+    let found: FoundHeader | undefined;
+    let m = 0;
     let sealedBuf: Buffer | undefined;
     let q = 0;
     let f = 0;
@@ -180,21 +180,15 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
       for await (const frame of frames(dec.stdout!, S)) {
         const space = frame; // rgb24: every sample carries
         if (f === 0) {
-          const tryLane = async (lane: Lane): Promise<Found | undefined> => {
-            const m = laneSize(S, lane);
-            const head = headerPositions(locator, m, HEADER_BITS);
-            const opened = await openHeader(readPlain(space, head.map((h) => inLane(h, lane)), HEADER_BYTES), keys, VIDEO_DOMAIN);
-            return opened && { lane, m, head, opened };
-          };
-          // both lanes at once; the whole frame (videos hidden before the lanes) only when neither opens
-          found = (await Promise.all(LANES.map(tryLane))).find((t) => t !== undefined) ?? (await tryLane(WHOLE));
+          found = await findHeader(space, locator, keys, VIDEO_DOMAIN);
           if (!found) throw new Error('no header');
+          m = laneSize(S, found.lane);
           const { length, p: P, units } = found.opened.header;
           sealedBuf = Buffer.alloc(length);
           q = Math.ceil((length * 8) / units);
-          if (blocksFor(q, P) * ((1 << P) - 1) + HEADER_BITS > Math.floor(found.m * MAX_FILL)) throw new Error('bad header');
+          if (blocksFor(q, P) * ((1 << P) - 1) + HEADER_BITS > Math.floor(m * MAX_FILL)) throw new Error('bad header');
         }
-        const { lane, m, head, opened } = found!;
+        const { lane, head, opened } = found!;
         const { length, p: P, units } = opened.header;
         const start = f * q;
         const count = Math.max(0, Math.min(q, length * 8 - start));
@@ -209,7 +203,7 @@ export async function revealFromVideo(file: string, passphrase: string | Passphr
     const opens = openPayload(sealedBuf!, found.opened.payloadKey, found.opened.nonce);
     if (!opens) throw new Error('no payload');
     container = opens;
-    capacity = capacityOver(found.m, found.opened.header.units); // as the hide counted it, in the stream's lane
+    capacity = capacityOver(m, found.opened.header.units); // as the hide counted it, in the stream's lane
   } catch (err) {
     if (ctx.signal?.aborted) throw abortedError();
     if (keptThrough(err)) throw err;

@@ -5,7 +5,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import type { MessagePort } from 'node:worker_threads';
 import path from 'node:path';
 import type { MediaLimits } from '../../media/limits.ts';
-import { SNIFF_BYTES, sniff, type Probe } from '../../media/probe.ts';
+import { SNIFF_BYTES, readHead, sniff, type Probe } from '../../media/probe.ts';
 import { CONTAINER_OVERHEAD, fileOverhead, packedSize } from '../../media/stego/container.ts';
 import { STEGO_IMAGE_FORMATS, imageCapacity, type StegoImageFormat } from '../../media/stego/image.ts';
 import { STEGO_VIDEO_FORMATS, VIDEO_DOMAIN, videoCapacity, type StegoVideoFormat } from '../../media/stego/video.ts';
@@ -41,6 +41,17 @@ export function weakness(p: string): string | undefined {
   if (new Set(p).size <= 3) return 'The passphrase repeats a few characters; it is easy to guess. Use four or more random words.';
   if (p.length < 14 && classes < 3 && words < 3) return 'The passphrase is weak; use four or more random words, or a longer mix of characters.';
   return undefined;
+}
+
+/** Uploads copied into a scratch folder as `<as>-<i>`, with the names they were uploaded under. */
+async function copyFiles(uploads: Uploads, rows: UploadRow[], dir: string, as: string): Promise<{ path: string; name: string }[]> {
+  const files: { path: string; name: string }[] = [];
+  for (const [i, u] of rows.entries()) {
+    const f = path.join(dir, `${as}-${i}`);
+    await toScratch(uploads, u, f);
+    files.push({ path: f, name: uploads.nameOf(u) });
+  }
+  return files;
 }
 
 /** A decoy smaller than the secret, by its files' sizes or (`compressed`) as the hide would pack them. */
@@ -148,18 +159,10 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
         }
         // the hide deflates what compresses: a decoy of text can shrink below a secret of photos
         // that it outweighed. Both are packed now, off the event loop, as the hide will pack them.
-        const packed = await ctx.scratch.with(async (dir) => {
-          const sizeOf = async (rows: UploadRow[], as: string) => {
-            const files: { name: string; path: string }[] = [];
-            for (const [i, u] of rows.entries()) {
-              const f = path.join(dir, `${as}-${i}`);
-              await toScratch(deps.uploads, u, f);
-              files.push({ name: deps.uploads.nameOf(u), path: f });
-            }
-            return packedSize(files);
-          };
-          return { secret: await sizeOf(secrets, 'secret'), decoy: await sizeOf(decoys, 'decoy') };
-        });
+        const packed = await ctx.scratch.with(async (dir) => ({
+          secret: await packedSize(await copyFiles(deps.uploads, secrets, dir, 'secret')),
+          decoy: await packedSize(await copyFiles(deps.uploads, decoys, dir, 'decoy')),
+        }));
         if (packed.decoy < packed.secret) throw decoyTooSmall(packed.decoy, packed.secret, true);
       }
       return { password, output_format: format, capacity, ...(decoy_password !== undefined ? { decoy_password } : {}) };
@@ -181,17 +184,8 @@ export function hideRunner(deps: { uploads: Uploads; limits: MediaLimits }): Run
           const domain = format === 'mkv' || format === 'webm' ? VIDEO_DOMAIN : IMAGE_DOMAIN;
           const keys = passphraseKeys(password, { hide: domain });
           await toScratch(ctx.uploads, cover, coverFile);
-          const copy = async (rows: UploadRow[], as: string) => {
-            const files: { path: string; name: string }[] = [];
-            for (const [i, s] of rows.entries()) {
-              const f = path.join(dir, `${as}-${i}`);
-              await toScratch(ctx.uploads, s, f);
-              files.push({ path: f, name: ctx.uploads.nameOf(s) });
-            }
-            return files;
-          };
-          const files = await copy(secrets, 'secret');
-          const decoyFiles = await copy(decoys, 'decoy');
+          const files = await copyFiles(ctx.uploads, secrets, dir, 'secret');
+          const decoyFiles = await copyFiles(ctx.uploads, decoys, dir, 'decoy');
           // the decoy's argon2id starts now too; its keys cross to the worker as the secret's do
           const decoyKeys = decoy_password === undefined ? undefined : passphraseKeys(decoy_password, { hide: domain });
           ctx.progress(0.2, 'Hiding.');
@@ -269,7 +263,7 @@ export function revealRunner(deps: { uploads: Uploads; limits: MediaLimits }): R
             hiddenWith = other.tool;
           }
           for (const f of found) {
-            const head = await firstBytes(f.path);
+            const { head } = await readHead(f.path);
             const kind = sniff(head);
             await ctx.addAsset({
               category: 'result',
@@ -310,7 +304,7 @@ export interface RevealReport {
  * none of them writes, or nothing under this passphrase, is undefined.
  */
 async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, input: string, passphrase: string, dir: string): Promise<ForeignFind | undefined> {
-  const kind = sniff(await firstBytes(input));
+  const kind = sniff((await readHead(input)).head);
   const format = kind && 'format' in kind && kind.kind === 'image' ? (kind.format as ImageFormat) : undefined;
   if (!format || !FOREIGN_TOOLS[format]) return undefined;
   let pixels: number;
@@ -340,17 +334,5 @@ async function otherTools(ctx: JobContext<RevealOptions>, limits: MediaLimits, i
     });
   } finally {
     held.release();
-  }
-}
-
-async function firstBytes(file: string): Promise<Buffer> {
-  const { open } = await import('node:fs/promises');
-  const fh = await open(file, 'r');
-  try {
-    const b = Buffer.alloc(4096);
-    const { bytesRead } = await fh.read(b, 0, b.length, 0);
-    return b.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
   }
 }
